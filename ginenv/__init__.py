@@ -1,0 +1,18 @@
+"""ginenv: a rules-exact Gin Rummy engine (RULES.md R1-R28).
+
+>>> from ginenv import deadwood, best_melds
+>>> deadwood(["AS", "2S", "3S", "KD"])
+10
+"""
+from .actions import NUM_ACTIONS, IllegalActionError, action_text, discard_action, knock_action
+from .cards import InvalidCardError, card_text, card_value, parse_card, parse_cards
+from .hand import Deal, HandResult, HandState
+from .match import GameResult, MatchState
+from .melds import best_melds, deadwood
+from .rules import PRESETS, Ruleset
+
+__all__ = [
+    "Deal", "GameResult", "HandResult", "HandState", "IllegalActionError", "InvalidCardError", "MatchState",
+    "NUM_ACTIONS", "PRESETS", "Ruleset", "action_text", "best_melds", "card_text", "card_value", "deadwood",
+    "discard_action", "knock_action", "parse_card", "parse_cards",
+]

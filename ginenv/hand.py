@@ -1,0 +1,396 @@
+"""One hand of Gin Rummy as a state machine (R9-R25).
+
+>>> import numpy as np
+>>> hand = HandState.random(np.random.default_rng(0))
+>>> hand.phase, hand.current_player == 1 - hand.dealer, hand.legal_actions()
+('offer', True, [1, 2])
+>>> hand.apply_action(2); hand.apply_action(2); hand.legal_actions()   # both pass (R11)
+[0]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from operator import index as as_index
+from typing import Any, Optional, Sequence
+
+from .actions import (BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD,
+                      IllegalActionError, action_text)
+from .cards import CARD_TEXTS, CARD_VALUES, CardLike, mask_to_cards, parse_card, suit_of
+from .melds import discard_deadwoods, mask_best_melds, mask_deadwood, meld_sort_key, ordered_cards
+from .rules import Ruleset, resolve_ruleset
+from .scoring import best_defence, knocker_arrangement, unseen_by_knocker
+
+OFFER, DRAW, DISCARD, OVER = "offer", "draw", "discard", "over"
+STOCK_LEFT_AT_DEAD_HAND = 2
+SPADES = 3
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """How a hand ended.  Seats are 0/1; cards are ints (see :meth:`to_dict`)."""
+
+    outcome: str
+    """``"knock"``, ``"gin"``, ``"big_gin"``, ``"undercut"`` or ``"dead"``."""
+    knocker: Optional[int] = None
+    winner: Optional[int] = None
+    points: int = 0
+    """Points scored by the winner (Oklahoma spade doubling included)."""
+    knocker_deadwood: Optional[int] = None
+    defender_deadwood: Optional[int] = None
+    """After layoffs (none after gin)."""
+    layoffs: tuple[int, ...] = ()
+    knocker_melds: tuple[tuple[int, ...], ...] = ()
+    defender_melds: tuple[tuple[int, ...], ...] = ()
+    knocker_deadwood_cards: tuple[int, ...] = ()
+    defender_deadwood_cards: tuple[int, ...] = ()
+    knock_discard: Optional[int] = None
+    doubled: bool = False
+    """Oklahoma: a spade first upcard doubled the points."""
+    truncated: bool = False
+    """The ``max_turns_per_hand`` safeguard ended the hand."""
+
+    def to_dict(self, names: Sequence[str] = ("player_0", "player_1")) -> dict[str, Any]:
+        """The public-contract ``hand_result`` dict (agent names, card strings)."""
+        def cards(cs: Sequence[int]) -> list[str]:
+            return [CARD_TEXTS[c] for c in cs]
+        return {
+            "outcome": self.outcome,
+            "knocker": None if self.knocker is None else names[self.knocker],
+            "winner": None if self.winner is None else names[self.winner],
+            "points": self.points,
+            "knocker_deadwood": self.knocker_deadwood,
+            "defender_deadwood": self.defender_deadwood,
+            "layoffs": cards(self.layoffs),
+            "knocker_melds": [cards(m) for m in self.knocker_melds],
+            "defender_melds": [cards(m) for m in self.defender_melds],
+            "knocker_deadwood_cards": cards(self.knocker_deadwood_cards),
+            "defender_deadwood_cards": cards(self.defender_deadwood_cards),
+            "knock_discard": None if self.knock_discard is None else CARD_TEXTS[self.knock_discard],
+            "doubled": self.doubled,
+            "truncated": self.truncated,
+        }
+
+
+@dataclass(frozen=True)
+class Deal:
+    """An explicit deal: ``hands[i]`` for seat i, the upcard, the stock top first."""
+
+    dealer: int
+    hands: tuple[tuple[int, ...], tuple[int, ...]]
+    upcard: int
+    stock: tuple[int, ...]
+
+    @classmethod
+    def from_cards(cls, dealer: int, hands: Sequence[Sequence[CardLike]], upcard: CardLike,
+                   stock: Sequence[CardLike]) -> "Deal":
+        """Validate and build a deal; every problem is a ``ValueError`` saying what is wrong.
+
+        >>> Deal.from_cards(0, [[0] * 10, []], 1, [])
+        Traceback (most recent call last):
+        ...
+        ValueError: deal: hands[1] has 0 cards, expected 10
+        """
+        if dealer not in (0, 1) or isinstance(dealer, bool):
+            raise ValueError(f"deal: dealer must be 0 or 1, got {dealer!r}")
+        if not isinstance(hands, Sequence) or len(hands) != 2:
+            raise ValueError("deal: hands must be a list of two hands")
+        for seat, hand in enumerate(hands):
+            if len(hand) != 10:
+                raise ValueError(f"deal: hands[{seat}] has {len(hand)} cards, expected 10")
+        if len(stock) != 31:
+            raise ValueError(f"deal: stock has {len(stock)} cards, expected 31")
+        try:
+            parsed = [[parse_card(c) for c in hand] for hand in hands]
+            up = parse_card(upcard)
+            rest = [parse_card(c) for c in stock]
+        except ValueError as err:
+            raise ValueError(f"deal: {err}") from None
+        every = parsed[0] + parsed[1] + [up] + rest
+        if len(set(every)) != 52:
+            seen: set[int] = set()
+            dupes = sorted({c for c in every if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
+            missing = sorted(set(range(52)) - set(every))
+            raise ValueError("deal: not a permutation of the 52 cards; duplicated "
+                             f"{[CARD_TEXTS[c] for c in dupes]}, missing {[CARD_TEXTS[c] for c in missing]}")
+        return cls(dealer, (tuple(parsed[0]), tuple(parsed[1])), up, tuple(rest))
+
+    @classmethod
+    def from_deck(cls, deck: Sequence[int], dealer: int) -> "Deal":
+        """Deal a shuffled deck (top first) as R10 says: one card at a time from the
+        non-dealer, then the upcard, then the stock."""
+        first, second = deck[0:20:2], deck[1:20:2]
+        hands = (first, second) if dealer == 1 else (second, first)
+        return cls.from_cards(dealer, hands, deck[20], deck[21:])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (card strings), accepted by :meth:`from_cards` via ``**``."""
+        return {"dealer": self.dealer, "hands": [[CARD_TEXTS[c] for c in h] for h in self.hands],
+                "upcard": CARD_TEXTS[self.upcard], "stock": [CARD_TEXTS[c] for c in self.stock]}
+
+
+class HandState:
+    """The full (true) state of one hand; only the engine and the env see it.
+
+    Hands are 52-bit card masks.  The stock and pile are lists with the top card
+    at the end.  Per seat the state also tracks what the *opponent* knows of it:
+    ``picked[s]`` cards seat s took from the pile and still holds, ``discarded[s]``
+    cards it discarded face up, ``declined[s]`` upcards/discards it passed over.
+    """
+
+    __slots__ = ("ruleset", "deal", "dealer", "hands", "stock", "pile", "phase", "current_player",
+                 "passes", "forced_draw", "taken", "knock_limit", "doubled", "turns", "picked",
+                 "discarded", "declined", "history", "events", "result")
+
+    def __init__(self, deal: Deal, ruleset: Ruleset | str | None = None) -> None:
+        self.ruleset = resolve_ruleset(ruleset)
+        self.deal = deal
+        self.dealer = deal.dealer
+        self.hands = [sum(1 << c for c in deal.hands[0]), sum(1 << c for c in deal.hands[1])]
+        self.stock = list(reversed(deal.stock))
+        self.pile = [deal.upcard]
+        self.phase = OFFER
+        self.current_player: Optional[int] = 1 - deal.dealer
+        self.passes = 0
+        self.forced_draw = False
+        self.taken = -1
+        self.knock_limit = self._knock_limit_for(deal.upcard)
+        self.doubled = self.ruleset.spade_double and suit_of(deal.upcard) == SPADES
+        self.turns = 0
+        self.picked = [0, 0]
+        self.discarded = [0, 0]
+        self.declined = [0, 0]
+        self.history: list[tuple[int, int]] = []
+        self.events: list[dict[str, Any]] = []
+        self.result: Optional[HandResult] = None
+
+    # ----- construction -------------------------------------------------
+    @classmethod
+    def random(cls, rng: Any, ruleset: Ruleset | str | None = None, dealer: Optional[int] = None) -> "HandState":
+        """A freshly shuffled hand from a ``numpy.random.Generator``; dealer random if None."""
+        if dealer is None:
+            dealer = int(rng.integers(2))
+        return cls(Deal.from_deck(rng.permutation(52).tolist(), dealer), ruleset)
+
+    @classmethod
+    def from_deal(cls, dealer: int, hands: Sequence[Sequence[CardLike]], upcard: CardLike,
+                  stock: Sequence[CardLike], ruleset: Ruleset | str | None = None) -> "HandState":
+        """A hand from an explicit deal (validated, see :class:`Deal`)."""
+        return cls(Deal.from_cards(dealer, hands, upcard, stock), ruleset)
+
+    def _knock_limit_for(self, upcard: int) -> int:
+        limit = self.ruleset.knock_limit
+        if limit == "upcard":
+            value = CARD_VALUES[upcard]
+            return 0 if value == 1 else value
+        return limit  # type: ignore[return-value]
+
+    def clone(self) -> "HandState":
+        """An independent copy."""
+        other = HandState.__new__(HandState)
+        for name in self.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.hands, other.stock, other.pile = list(self.hands), list(self.stock), list(self.pile)
+        other.picked, other.discarded, other.declined = list(self.picked), list(self.discarded), list(self.declined)
+        other.history, other.events = list(self.history), list(self.events)
+        return other
+
+    # ----- queries ------------------------------------------------------
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def top_discard(self) -> Optional[int]:
+        return self.pile[-1] if self.pile else None
+
+    def hand_cards(self, seat: int) -> list[int]:
+        """Cards of a seat, ascending ints."""
+        return mask_to_cards(self.hands[seat])
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids, ascending (empty when the hand is over)."""
+        phase = self.phase
+        if phase == DRAW:
+            return [DRAW_STOCK] if self.forced_draw else [DRAW_STOCK, TAKE_DISCARD]
+        if phase == DISCARD:
+            hand = self.hands[self.current_player]  # type: ignore[index]
+            taken = self.taken
+            cards = [c for c in mask_to_cards(hand) if c != taken]
+            actions = [DISCARD_BASE + c for c in cards]
+            whole = mask_deadwood(hand)
+            if whole <= self.knock_limit + 10:  # removing one card lowers deadwood by <= 10
+                after = discard_deadwoods(hand)
+                actions += [KNOCK_BASE + c for c in cards if after.get(c, 999) <= self.knock_limit]
+            if whole == 0 and self.ruleset.big_gin:
+                actions.append(BIG_GIN)
+            return actions
+        if phase == OFFER:
+            return [TAKE_DISCARD, PASS]
+        return []
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` is legal now (never raises)."""
+        return self._why_illegal(action) is None
+
+    def _why_illegal(self, action: Any) -> Optional[str]:
+        try:
+            action = as_index(action)
+        except TypeError:
+            return "an action id must be an int"
+        if not 0 <= action < NUM_ACTIONS:
+            return f"action ids are 0..{NUM_ACTIONS - 1}"
+        phase = self.phase
+        if phase == OVER:
+            return "the hand is over"
+        if phase == OFFER:
+            return None if action in (TAKE_DISCARD, PASS) else "the upcard offer allows only take (1) or pass (2)"
+        if phase == DRAW:
+            if action == DRAW_STOCK:
+                return None
+            if action == TAKE_DISCARD:
+                return "both players passed the upcard: the non-dealer must draw from the stock" if self.forced_draw else None
+            return "draw first: stock (0) or discard pile (1)"
+        hand = self.hands[self.current_player]  # type: ignore[index]
+        if action < DISCARD_BASE:
+            return "a card was drawn already: discard or knock"
+        if action == BIG_GIN:
+            if not self.ruleset.big_gin:
+                return f"big gin is not allowed in ruleset {self.ruleset.name!r}"
+            return None if mask_deadwood(hand) == 0 else "big gin needs all 11 cards melded"
+        card = action - (DISCARD_BASE if action < KNOCK_BASE else KNOCK_BASE)
+        if not hand >> card & 1:
+            return f"{CARD_TEXTS[card]} is not in the hand"
+        if card == self.taken:
+            return f"{CARD_TEXTS[card]} was just taken from the discard pile (R12)"
+        if action >= KNOCK_BASE:
+            left = mask_deadwood(hand & ~(1 << card))
+            if left > self.knock_limit:
+                return f"deadwood after the discard would be {left}, above the knock limit {self.knock_limit}"
+        return None
+
+    # ----- transitions --------------------------------------------------
+    def apply_action(self, action: int) -> None:
+        """Apply a legal action; an illegal one raises :class:`IllegalActionError` and
+        leaves the state unchanged."""
+        why = self._why_illegal(action)
+        if why is not None:
+            name = action_text(action) if isinstance(action, int) and 0 <= action < NUM_ACTIONS else repr(action)
+            raise IllegalActionError(f"illegal action {action!r} ({name}) in phase {self.phase!r}: {why}")
+        action = as_index(action)
+        seat: int = self.current_player  # type: ignore[assignment]
+        event: dict[str, Any] = {"player": seat, "action": action}
+        self.events.append(event)
+        if action == PASS:
+            self.declined[seat] |= 1 << self.pile[-1]
+            self.passes += 1
+            self.current_player = 1 - seat
+            if self.passes == 2:
+                self.phase, self.forced_draw = DRAW, True
+        elif action == DRAW_STOCK:
+            card = self.stock.pop()
+            event["card"] = card
+            self.declined[seat] |= 1 << self.pile[-1]
+            self.hands[seat] |= 1 << card
+            self.turns += 1
+            self.phase, self.taken = DISCARD, -1
+        elif action == TAKE_DISCARD:
+            card = self.pile.pop()
+            event["card"] = card
+            self.hands[seat] |= 1 << card
+            self.picked[seat] |= 1 << card
+            self.turns += 1
+            self.phase, self.taken = DISCARD, card
+        elif action < KNOCK_BASE:
+            self._discard(seat, action - DISCARD_BASE)
+        elif action == BIG_GIN:
+            self._finish(self._showdown(seat, None))
+        else:
+            card = action - KNOCK_BASE
+            self.hands[seat] &= ~(1 << card)
+            self._finish(self._showdown(seat, card))
+
+    def _discard(self, seat: int, card: int) -> None:
+        bit = 1 << card
+        self.hands[seat] &= ~bit
+        self.picked[seat] &= ~bit
+        self.discarded[seat] |= bit
+        self.pile.append(card)
+        self.history.append((seat, card))
+        self.taken, self.forced_draw = -1, False
+        if len(self.stock) <= STOCK_LEFT_AT_DEAD_HAND:
+            self._finish(HandResult("dead"))  # R25
+        elif self.turns >= self.ruleset.max_turns_per_hand:
+            self._finish(HandResult("dead", truncated=True))
+        else:
+            self.current_player, self.phase = 1 - seat, DRAW
+
+    def _finish(self, result: HandResult) -> None:
+        self.result, self.phase, self.current_player = result, OVER, None
+
+    def _showdown(self, knocker: int, knock_discard: Optional[int]) -> HandResult:
+        """Score a knock, gin or big gin (R17-R24)."""
+        rules, defender = self.ruleset, 1 - knocker
+        hand, other = self.hands[knocker], self.hands[defender]
+        knocker_dw = mask_deadwood(hand)
+        if knocker_dw == 0:
+            outcome = "gin" if knock_discard is not None else "big_gin"
+            melds, _ = mask_best_melds(hand)
+            defender_dw = mask_deadwood(other)
+            def_melds, def_dead = mask_best_melds(other)
+            laid = 0
+            bonus = rules.gin_bonus if outcome == "gin" else rules.big_gin_bonus
+            winner, points = knocker, bonus + defender_dw
+        else:
+            unseen = unseen_by_knocker(hand, knock_discard, self.pile)  # type: ignore[arg-type]
+            melds = knocker_arrangement(hand, unseen)
+            defender_dw, def_melds, laid = best_defence(other, melds)
+            def_dead = other & ~laid
+            for meld in def_melds:
+                def_dead &= ~meld
+            if knocker_dw < defender_dw:
+                outcome, winner, points = "knock", knocker, defender_dw - knocker_dw
+            else:
+                outcome, winner = "undercut", defender
+                points = knocker_dw - defender_dw + rules.undercut_bonus
+        dead = hand
+        for meld in melds:
+            dead &= ~meld
+        return HandResult(
+            outcome=outcome, knocker=knocker, winner=winner,
+            points=points * 2 if self.doubled else points,
+            knocker_deadwood=knocker_dw, defender_deadwood=defender_dw,
+            layoffs=tuple(ordered_cards(laid)),
+            knocker_melds=_meld_tuples(melds), defender_melds=_meld_tuples(def_melds),
+            knocker_deadwood_cards=tuple(ordered_cards(dead)),
+            defender_deadwood_cards=tuple(ordered_cards(def_dead)),
+            knock_discard=knock_discard, doubled=self.doubled)
+
+    # ----- log and replay ------------------------------------------------
+    def log(self) -> dict[str, Any]:
+        """JSON-serialisable record: ruleset, deal and events; :meth:`replay` rebuilds the state."""
+        return {"ruleset": self.ruleset.to_dict(), "deal": self.deal.to_dict(),
+                "events": [dict(e) for e in self.events]}
+
+    @classmethod
+    def replay(cls, log: dict[str, Any]) -> "HandState":
+        """Rebuild a state from :meth:`log` output by replaying its actions."""
+        state = cls(Deal.from_cards(**log["deal"]), Ruleset.from_dict(log["ruleset"]))
+        for event in log["events"]:
+            state.apply_action(event["action"])
+        return state
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HandState) and self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"<HandState phase={self.phase} to_act={self.current_player} dealer={self.dealer} "
+                f"stock={len(self.stock)} top={CARD_TEXTS[self.pile[-1]] if self.pile else None}>")
+
+
+def _meld_tuples(melds: list[int]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(ordered_cards(m)) for m in sorted(melds, key=meld_sort_key))

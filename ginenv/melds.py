@@ -1,0 +1,328 @@
+"""Melds and deadwood (R4-R7): exact minimum-deadwood arrangements, fast.
+
+A hand is handled internally as a 52-bit mask (bit ``c`` for card ``c``), so each
+suit is a 13-bit rank mask.  Runs never cross suits, so the least deadwood of a suit
+*using runs only* is a 8192-entry table built at import.  Sets cross suits; a hand of
+up to 11 cards has at most three ranks held three or four times, and the solver tries
+every way of using them (no set, a 4-set, each 3-set), adding the four per-suit table
+entries for the cards left.  That is exact (every arrangement is a choice of sets plus
+runs in what remains) and, for the three hands in four that hold no triple, it is four
+table look-ups.
+
+>>> deadwood(["7H", "8H", "9H", "7S", "7C", "KD"])   # R6: 7H in one meld only
+24
+>>> best_melds(["7H", "8H", "9H", "7S", "7C", "7D", "KD"])
+([['7C', '7D', '7S'], ['7H', '8H', '9H']], ['KD'])
+"""
+from __future__ import annotations
+
+from itertools import product
+from typing import Iterable
+
+from .cards import CARD_TEXTS, CARD_VALUES, RANK_VALUES, InvalidCardError, CardLike, parse_card
+
+SUIT_MASK = (1 << 13) - 1
+MAX_CARDS = 11
+
+
+def _build_run_tables() -> tuple[list[int], list[int]]:
+    """Per 13-bit suit mask: least run-only deadwood, and the run that achieves it.
+
+    ``RUN_CHOICE[m]`` is the rank mask of the run containing the lowest card of
+    ``m`` in an optimal arrangement, or 0 when that card is deadwood.
+    """
+    best_dw = [0] * (1 << 13)
+    choice = [0] * (1 << 13)
+    for mask in range(1, 1 << 13):
+        low = (mask & -mask).bit_length() - 1
+        best, pick = best_dw[mask & ~(1 << low)] + RANK_VALUES[low], 0
+        run, top = 1 << low, low + 1
+        while top < 13 and mask >> top & 1:
+            run |= 1 << top
+            if top - low >= 2 and best_dw[mask & ~run] < best:
+                best, pick = best_dw[mask & ~run], run
+            top += 1
+        best_dw[mask], choice[mask] = best, pick
+    return best_dw, choice
+
+
+RUN_DEADWOOD, RUN_CHOICE = _build_run_tables()
+
+
+def _build_set_options() -> list[list[tuple[int, ...]]]:
+    """``SET_OPTIONS[rank][suits]``: 52-bit masks of the sets one may form.
+
+    ``suits`` is the 4-bit mask of suits held at that rank; 0 (no set) is always
+    first, then the 4-set, then the 3-sets.
+    """
+    table = []
+    for rank in range(13):
+        per_rank = []
+        for suits in range(16):
+            held = [s for s in range(4) if suits >> s & 1]
+            options = [0]
+            if len(held) >= 3:
+                options.append(sum(1 << (s * 13 + rank) for s in held))
+            if len(held) == 4:
+                options += [sum(1 << (s * 13 + rank) for s in held if s != skip) for skip in held]
+            per_rank.append(tuple(options))
+        table.append(per_rank)
+    return table
+
+
+SET_OPTIONS = _build_set_options()
+
+_BIT_OF: dict = {}
+for _c in range(52):
+    _BIT_OF[_c] = 1 << _c
+    _BIT_OF[CARD_TEXTS[_c]] = 1 << _c
+
+
+def _suits_deadwood(mask: int) -> int:
+    """Run-only deadwood of a 52-bit mask (sum of the four suit tables)."""
+    return (RUN_DEADWOOD[mask & SUIT_MASK] + RUN_DEADWOOD[mask >> 13 & SUIT_MASK]
+            + RUN_DEADWOOD[mask >> 26 & SUIT_MASK] + RUN_DEADWOOD[mask >> 39])
+
+
+def set_choices(mask: int) -> list[int]:
+    """Every way to pick sets from a hand mask, as 52-bit masks of the set cards.
+
+    >>> len(set_choices(mask_of(["7C", "7D", "7H", "7S"])))   # none, 4-set, four 3-sets
+    6
+    """
+    a, b, c, d = mask & SUIT_MASK, mask >> 13 & SUIT_MASK, mask >> 26 & SUIT_MASK, mask >> 39
+    triples = (a & b & (c | d)) | (c & d & (a | b))
+    if not triples:
+        return [0]
+    per_rank = []
+    while triples:
+        low = triples & -triples
+        rank = low.bit_length() - 1
+        suits = (a >> rank & 1) | (b >> rank & 1) << 1 | (c >> rank & 1) << 2 | (d >> rank & 1) << 3
+        per_rank.append(SET_OPTIONS[rank][suits])
+        triples ^= low
+    if len(per_rank) == 1:
+        return list(per_rank[0])
+    return [sum(combo) for combo in product(*per_rank)]
+
+
+def mask_deadwood(mask: int) -> int:
+    """Least deadwood of a hand given as a 52-bit mask.
+
+    >>> mask_deadwood(mask_of(["AC", "2C", "3C", "KH"]))
+    10
+    """
+    a, b, c, d = mask & SUIT_MASK, mask >> 13 & SUIT_MASK, mask >> 26 & SUIT_MASK, mask >> 39
+    if not ((a & b & (c | d)) | (c & d & (a | b))):
+        return RUN_DEADWOOD[a] + RUN_DEADWOOD[b] + RUN_DEADWOOD[c] + RUN_DEADWOOD[d]
+    return min(_suits_deadwood(mask & ~sets) for sets in set_choices(mask))
+
+
+def mask_of(cards: Iterable[CardLike]) -> int:
+    """52-bit mask of cards given as text or ints; rejects duplicates and bad cards.
+
+    >>> mask_of(["AC", 1])
+    3
+    """
+    cards = list(cards)
+    mask = 0
+    for card in cards:
+        mask |= 1 << parse_card(card)
+    if mask.bit_count() != len(cards):
+        raise InvalidCardError(f"duplicate card in {cards!r}")
+    return mask
+
+
+def deadwood(cards: Iterable[CardLike]) -> int:
+    """Deadwood count of 0-11 cards (text or ints) under the best arrangement (R7).
+
+    The common case (canonical text or ints in a sequence) is a few table
+    look-ups; anything else goes through :func:`mask_of` with full validation.
+
+    >>> deadwood(["AS", "2S", "3S", "4S", "5S", "6D", "7D", "8D", "9D", "TD"])  # R15: two 5-runs
+    0
+    >>> deadwood([])
+    0
+    """
+    mask = 0
+    try:
+        for card in cards:
+            mask |= _BIT_OF[card]
+        count = len(cards)  # type: ignore[arg-type]
+    except (KeyError, TypeError):
+        mask = mask_of(cards)
+        count = mask.bit_count()
+    if mask.bit_count() != count or count > MAX_CARDS:
+        if count > MAX_CARDS:
+            raise ValueError(f"deadwood() takes at most {MAX_CARDS} cards, got {count}")
+        mask_of(cards)  # raises, naming the duplicate
+    a, b, c, d = mask & SUIT_MASK, mask >> 13 & SUIT_MASK, mask >> 26 & SUIT_MASK, mask >> 39
+    if not ((a & b & (c | d)) | (c & d & (a | b))):
+        return RUN_DEADWOOD[a] + RUN_DEADWOOD[b] + RUN_DEADWOOD[c] + RUN_DEADWOOD[d]
+    return min(_suits_deadwood(mask & ~sets) for sets in set_choices(mask))
+
+
+def _runs_of_suit(suit_mask: int, suit: int) -> list[int]:
+    """52-bit masks of the runs of an optimal run-only arrangement of one suit."""
+    runs = []
+    while suit_mask:
+        run = RUN_CHOICE[suit_mask]
+        if run:
+            runs.append(run << (13 * suit))
+            suit_mask &= ~run
+        else:
+            suit_mask &= suit_mask - 1
+    return runs
+
+
+def mask_best_melds(mask: int) -> tuple[list[int], int]:
+    """Melds (52-bit masks) and deadwood mask of a best arrangement.
+
+    Among equal-deadwood arrangements the first set choice of :func:`set_choices`
+    wins (fewest sets), then the table's runs.
+
+    >>> melds, dead = mask_best_melds(mask_of(["AC", "2C", "3C", "KH"]))
+    >>> [bin(m).count("1") for m in melds], dead == mask_of(["KH"])
+    ([3], True)
+    """
+    best_sets = min(set_choices(mask), key=lambda sets: _suits_deadwood(mask & ~sets))
+    rest = mask & ~best_sets
+    melds = _split_sets(best_sets)
+    for suit in range(4):
+        melds += _runs_of_suit(rest >> (13 * suit) & SUIT_MASK, suit)
+    dead = mask
+    for meld in melds:
+        dead &= ~meld
+    return melds, dead
+
+
+def _split_sets(sets: int) -> list[int]:
+    """Split a mask made of whole sets into one mask per rank."""
+    melds = []
+    for rank in range(13):
+        column = sets & (1 | 1 << 13 | 1 << 26 | 1 << 39) << rank
+        if column:
+            melds.append(column)
+    return melds
+
+
+def _cards_of(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def meld_sort_key(meld: int) -> tuple[int, int]:
+    """Order melds by their lowest card's rank then suit (sets before runs on ties)."""
+    cards = _cards_of(meld)
+    return (cards[0] % 13, cards[0] // 13 * 2 + (len({c % 13 for c in cards}) > 1))
+
+
+def ordered_cards(mask: int) -> list[int]:
+    """Cards of a mask ordered for display: by rank, then suit.
+
+    >>> [CARD_TEXTS[c] for c in ordered_cards(mask_of(["7S", "7C", "2H"]))]
+    ['2H', '7C', '7S']
+    """
+    return sorted(_cards_of(mask), key=lambda c: (c % 13, c // 13))
+
+
+def best_melds(cards: Iterable[CardLike]) -> tuple[list[list[CardLike]], list[CardLike]]:
+    """Best arrangement of 0-11 cards: ``(melds, deadwood_cards)``.
+
+    Cards come back in the form given (text in, text out; ints in, ints out).
+
+    >>> best_melds([0, 1, 2, 25])
+    ([[0, 1, 2]], [25])
+    """
+    cards = list(cards)
+    mask = mask_of(cards)
+    if len(cards) > MAX_CARDS:
+        raise ValueError(f"best_melds() takes at most {MAX_CARDS} cards, got {len(cards)}")
+    as_text = bool(cards) and isinstance(cards[0], str)
+    melds, dead = mask_best_melds(mask)
+    form = (lambda c: CARD_TEXTS[c]) if as_text else (lambda c: c)
+    melds.sort(key=meld_sort_key)
+    return ([[form(c) for c in ordered_cards(m)] for m in melds],
+            [form(c) for c in ordered_cards(dead)])
+
+
+def discard_deadwoods(mask: int) -> dict[int, int]:
+    """Deadwood left after discarding each card of a hand, in one joint pass.
+
+    For each set choice the per-suit table values are summed once; discarding a
+    card changes only its own suit's entry.  Used for the 11-card knock mask.
+
+    >>> hand = mask_of(["AC", "2C", "3C", "4D", "5D", "6D", "7H", "8H", "9H", "KS", "QS"])
+    >>> after = discard_deadwoods(hand)
+    >>> after[parse_card("KS")], after[parse_card("AC")]
+    (10, 25)
+    """
+    best: dict[int, int] = {}
+    for sets in set_choices(mask):
+        rest = mask & ~sets
+        suit_masks = [rest >> 13 * s & SUIT_MASK for s in range(4)]
+        suit_dw = [RUN_DEADWOOD[q] for q in suit_masks]
+        base = suit_dw[0] + suit_dw[1] + suit_dw[2] + suit_dw[3]
+        for card in _cards_of(rest):
+            suit = card // 13
+            value = base - suit_dw[suit] + RUN_DEADWOOD[suit_masks[suit] & ~(1 << card % 13)]
+            if value < best.get(card, 1000):
+                best[card] = value
+    return best
+
+
+def all_melds(mask: int) -> list[int]:
+    """Every meld (set of 3-4, run of 3+) contained in a hand mask.
+
+    >>> len(all_melds(mask_of(["4H", "5H", "6H", "7H"])))  # 4-5-6, 5-6-7, 4-5-6-7
+    3
+    """
+    melds = []
+    for suit in range(4):
+        q = mask >> 13 * suit & SUIT_MASK
+        for low in range(11):
+            run = 0
+            for top in range(low, 13):
+                if not q >> top & 1:
+                    break
+                run |= 1 << top
+                if top - low >= 2:
+                    melds.append(run << 13 * suit)
+    for rank in range(13):
+        suits = sum(1 << s for s in range(4) if mask >> (13 * s + rank) & 1)
+        melds += [m for m in SET_OPTIONS[rank][suits] if m]
+    return melds
+
+
+def all_best_arrangements(mask: int) -> list[list[int]]:
+    """Every arrangement (list of meld masks) reaching the least deadwood.
+
+    A long run may also appear split into shorter runs (same cards melded).
+
+    >>> len(all_best_arrangements(mask_of(["7C", "7D", "7H", "8H", "9H", "KS"])))
+    1
+    """
+    target = mask_deadwood(mask)
+    melds = all_melds(mask)
+    found: list[list[int]] = []
+
+    def search(start: int, used: int, chosen: list[int]) -> None:
+        if _mask_value(mask & ~used) == target:
+            found.append(list(chosen))
+        for i in range(start, len(melds)):
+            if not melds[i] & used:
+                chosen.append(melds[i])
+                search(i + 1, used | melds[i], chosen)
+                chosen.pop()
+
+    search(0, 0, [])
+    return found
+
+
+def _mask_value(mask: int) -> int:
+    """Sum of card values in a mask."""
+    return sum(CARD_VALUES[c] for c in _cards_of(mask))

@@ -1,0 +1,1 @@
+"""Training, evaluation and the ``ginrummy`` command line."""
