@@ -5,6 +5,8 @@
 10
 """
 from .actions import NUM_ACTIONS, IllegalActionError, action_text, discard_action, knock_action
+from .encoding import OBSERVATION_SIZE, ObservationView, decode
+from .env import env, raw_env
 from .cards import InvalidCardError, card_text, card_value, parse_card, parse_cards
 from .hand import Deal, HandResult, HandState
 from .match import GameResult, MatchState
@@ -14,5 +16,5 @@ from .rules import PRESETS, Ruleset
 __all__ = [
     "Deal", "GameResult", "HandResult", "HandState", "IllegalActionError", "InvalidCardError", "MatchState",
     "NUM_ACTIONS", "PRESETS", "Ruleset", "action_text", "best_melds", "card_text", "card_value", "deadwood",
-    "discard_action", "knock_action", "parse_card", "parse_cards",
+    "OBSERVATION_SIZE", "ObservationView", "decode", "env", "raw_env", "discard_action", "knock_action", "parse_card", "parse_cards",
 ]

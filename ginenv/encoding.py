@@ -1,0 +1,208 @@
+"""Observation encoding: one flat float32 vector per seat, declared once as named pieces.
+
+Everything in the vector is what the observing seat may know: its own hand, the discard
+pile (public), the ordered face-up discard history, and what the opponent revealed by
+playing (cards taken from the pile and still held, cards discarded, cards declined).
+The opponent's hidden cards and the stock order never enter it.
+
+The layout (``LAYOUT``) is a tuple of ``(name, size, kind)``; offsets, the encoder and the
+decoder all derive from it.  ``bits`` pieces are 0/1; ``scaled`` pieces hold an integer
+divided by its scale (the decoder multiplies back).
+
+>>> import numpy as np
+>>> from ginenv.hand import HandState
+>>> state = HandState.random(np.random.default_rng(3))
+>>> obs = encode(state, 0)
+>>> obs.shape == (OBSERVATION_SIZE,), sorted(decode(obs).hand) == state.hand_cards(0)
+(True, True)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+from .cards import CARD_TEXTS, mask_to_cards
+from .hand import DISCARD, DRAW, OFFER, HandState
+
+HISTORY_LENGTH = 32
+"""Face-up discards kept in order in the ``history_*`` pieces (most recent first)."""
+PHASES = (OFFER, DRAW, DISCARD)
+KNOCK_LIMITS = 11
+
+#: (name, size, kind, scale); bits pieces first, then scaled numbers.
+LAYOUT: tuple[tuple[str, int, str, float], ...] = (
+    ("hand", 52, "bits", 1),                 # my cards
+    ("top_discard", 52, "bits", 1),          # the top card of the discard pile
+    ("pile_rest", 52, "bits", 1),            # the other cards in the discard pile
+    ("my_discards", 52, "bits", 1),          # cards I discarded face up this hand
+    ("opp_discards", 52, "bits", 1),         # cards the opponent discarded face up this hand
+    ("opp_picked", 52, "bits", 1),           # cards the opponent took from the pile and still holds
+    ("opp_declined", 52, "bits", 1),         # upcards / discards the opponent passed over
+    ("no_discard", 52, "bits", 1),           # the card I may not discard this turn (R12)
+    ("history_cards", HISTORY_LENGTH * 52, "bits", 1),  # row i: the i-th most recent discard, one-hot
+    ("history_by_opp", HISTORY_LENGTH, "bits", 1),      # row i was discarded by the opponent
+    ("phase", len(PHASES), "bits", 1),       # upcard offer / draw / discard (all 0: not my turn or over)
+    ("my_turn", 1, "bits", 1),
+    ("is_dealer", 1, "bits", 1),
+    ("knock_limit", KNOCK_LIMITS, "bits", 1),  # one-hot 0..10 for this hand
+    ("stock_size", 1, "scaled", 31),
+    ("history_length", 1, "scaled", 100),    # total face-up discards so far
+    ("scores", 2, "scaled", 100),            # running points: mine, opponent's (game mode)
+    ("hands_won", 2, "scaled", 10),          # mine, opponent's (game mode)
+    ("target", 1, "scaled", 100),            # game target (game mode; 0 in hand mode)
+)
+
+
+def _offsets() -> dict[str, slice]:
+    out, start = {}, 0
+    for name, size, _, _ in LAYOUT:
+        out[name] = slice(start, start + size)
+        start += size
+    return out
+
+
+SLICES: dict[str, slice] = _offsets()
+"""Name -> slice of the observation vector."""
+OBSERVATION_SIZE = sum(size for _, size, _, _ in LAYOUT)
+NUM_BITS = sum(size for _, size, kind, _ in LAYOUT if kind == "bits")
+_BYTES = (NUM_BITS + 7) // 8
+_SHIFT = {name: s.start for name, s in SLICES.items()}
+_PHASE_BIT = {phase: 1 << (_SHIFT["phase"] + i) for i, phase in enumerate(PHASES)}
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """Game-mode numbers shown to both seats (all zero in hand mode)."""
+
+    scores: tuple[int, int] = (0, 0)
+    hands_won: tuple[int, int] = (0, 0)
+    target: int = 0
+
+
+NO_MATCH = MatchInfo()
+
+
+_TOP, _REST, _MINE, _THEIRS, _PICKED, _DECLINED, _NO_DISCARD, _HIST, _BY_OPP, _MY_TURN, _DEALER, _KNOCK = (
+    _SHIFT[name] for name in ("top_discard", "pile_rest", "my_discards", "opp_discards", "opp_picked",
+                              "opp_declined", "no_discard", "history_cards", "history_by_opp", "my_turn",
+                              "is_dealer", "knock_limit"))
+
+
+def encode(state: HandState, seat: int, match: MatchInfo = NO_MATCH,
+           out: Optional[np.ndarray] = None) -> np.ndarray:
+    """The observation vector of ``seat`` (only what that seat may know)."""
+    opp = 1 - seat
+    pile = state.pile
+    pile_mask = 0
+    for card in pile:
+        pile_mask |= 1 << card
+    top = 1 << pile[-1] if pile else 0
+    bits = (state.hands[seat] | top << _TOP | (pile_mask & ~top) << _REST
+            | state.discarded[seat] << _MINE | state.discarded[opp] << _THEIRS
+            | state.picked[opp] << _PICKED | state.declined[opp] << _DECLINED
+            | 1 << (_KNOCK + state.knock_limit))
+    if state.current_player == seat:
+        bits |= _PHASE_BIT[state.phase] | 1 << _MY_TURN
+        if state.taken >= 0:
+            bits |= 1 << (_NO_DISCARD + state.taken)
+    if state.dealer == seat:
+        bits |= 1 << _DEALER
+    history = state.history
+    row_shift = _HIST + 52 * min(len(history), HISTORY_LENGTH)
+    by_opp = 1 << (_BY_OPP + min(len(history), HISTORY_LENGTH))
+    for who, card in history[-HISTORY_LENGTH:]:  # oldest kept first, so it lands in the last row
+        row_shift -= 52
+        by_opp >>= 1
+        bits |= 1 << (row_shift + card)
+        if who == opp:
+            bits |= by_opp
+    if out is None:
+        out = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    out[:NUM_BITS] = np.unpackbits(np.frombuffer(bits.to_bytes(_BYTES, "little"), np.uint8),
+                                   count=NUM_BITS, bitorder="little")
+    scores, won = match.scores, match.hands_won
+    out[NUM_BITS:] = (len(state.stock) / 31, len(history) / 100, scores[seat] / 100, scores[opp] / 100,
+                      won[seat] / 10, won[opp] / 10, match.target / 100)
+    return out
+
+
+@dataclass(frozen=True)
+class ObservationView:
+    """A readable view of one observation (what agents and notebooks use).
+
+    Cards are ints; ``history`` lists ``(by_opponent, card)`` most recent first.
+    """
+
+    hand: tuple[int, ...]
+    top_discard: Optional[int]
+    pile_rest: tuple[int, ...]
+    my_discards: tuple[int, ...]
+    opp_discards: tuple[int, ...]
+    opp_picked: tuple[int, ...]
+    opp_declined: tuple[int, ...]
+    no_discard: Optional[int]
+    history: tuple[tuple[bool, int], ...]
+    history_length: int
+    phase: Optional[str]
+    my_turn: bool
+    is_dealer: bool
+    knock_limit: int
+    stock_size: int
+    scores: tuple[int, int]
+    hands_won: tuple[int, int]
+    target: int
+
+    def describe(self) -> str:
+        """One-line summary, e.g. for logs."""
+        return (f"hand {' '.join(CARD_TEXTS[c] for c in self.hand)} | top "
+                f"{CARD_TEXTS[self.top_discard] if self.top_discard is not None else '-'} | stock {self.stock_size}"
+                f" | phase {self.phase}")
+
+
+def _cards(vector: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.flatnonzero(vector > 0.5))
+
+
+def _one(vector: np.ndarray) -> Optional[int]:
+    found = _cards(vector)
+    return found[0] if found else None
+
+
+def decode(observation: Any) -> ObservationView:
+    """Decode an observation vector (or the env's observation dict) into a typed view."""
+    obs = np.asarray(observation["observation"] if isinstance(observation, dict) else observation)
+    if obs.shape != (OBSERVATION_SIZE,):
+        raise ValueError(f"observation must have shape ({OBSERVATION_SIZE},), got {obs.shape}")
+    piece = {name: obs[s] for name, s in SLICES.items()}
+    number = {name: int(round(float(piece[name][0]) * scale)) for name, _, kind, scale in LAYOUT
+              if kind == "scaled" and piece[name].size == 1}
+    rows = piece["history_cards"].reshape(HISTORY_LENGTH, 52)
+    history = tuple((bool(piece["history_by_opp"][i] > 0.5), int(np.argmax(rows[i])))
+                    for i in range(HISTORY_LENGTH) if rows[i].any())
+    phases = _cards(piece["phase"])
+    scores = np.rint(piece["scores"] * 100).astype(int)
+    won = np.rint(piece["hands_won"] * 10).astype(int)
+    return ObservationView(
+        hand=_cards(piece["hand"]), top_discard=_one(piece["top_discard"]), pile_rest=_cards(piece["pile_rest"]),
+        my_discards=_cards(piece["my_discards"]), opp_discards=_cards(piece["opp_discards"]),
+        opp_picked=_cards(piece["opp_picked"]), opp_declined=_cards(piece["opp_declined"]),
+        no_discard=_one(piece["no_discard"]), history=history, history_length=number["history_length"],
+        phase=PHASES[phases[0]] if phases else None, my_turn=bool(piece["my_turn"][0] > 0.5),
+        is_dealer=bool(piece["is_dealer"][0] > 0.5), knock_limit=_one(piece["knock_limit"]) or 0,
+        stock_size=number["stock_size"], scores=(int(scores[0]), int(scores[1])),
+        hands_won=(int(won[0]), int(won[1])), target=number["target"])
+
+
+def layout_table() -> str:
+    """The layout as a Markdown table (slice -> meaning), as in the README."""
+    lines = ["| slice | name | size | kind |", "|---|---|---|---|"]
+    for name, size, kind, scale in LAYOUT:
+        s = SLICES[name]
+        lines.append(f"| {s.start}:{s.stop} | `{name}` | {size} | {kind if kind == 'bits' else f'÷{scale:g}'} |")
+    return "\n".join(lines)
+
+
+__all__ = ["LAYOUT", "SLICES", "OBSERVATION_SIZE", "HISTORY_LENGTH", "MatchInfo", "ObservationView",
+           "encode", "decode", "layout_table", "mask_to_cards"]

@@ -1,0 +1,240 @@
+"""PettingZoo AEC environment ``gin_rummy_v0``.
+
+The env only delegates: rules live in :mod:`ginenv.hand` / :mod:`ginenv.match`, the
+observation in :mod:`ginenv.encoding`, the text view in :mod:`ginenv.render`.
+
+Agents ``player_0`` and ``player_1`` (seat 0 / 1).  Each observation is a dict:
+``"observation"`` (float32 vector, layout in :mod:`ginenv.encoding` and the README) and
+``"action_mask"`` (int8[108], all zero for the agent not to act).
+
+Rewards (zero-sum):
+
+===================  ===========================================================
+``reward_mode``      reward
+===================  ===========================================================
+``"points"``         the signed points of each hand from the agent's side, times
+                     ``reward_scale``; in ``episode="game"`` the last reward adds
+                     the game and box bonuses, so an agent's rewards sum to
+                     ``reward_scale * (its final score - the opponent's)``.
+``"win_loss"``       ``episode="game"``: +1/-1 at the end of the game, 0 per hand;
+                     ``episode="hand"``: +1/-1 for the hand's winner, 0 for a dead hand.
+===================  ===========================================================
+
+Version history: v0 — first release.
+
+>>> env = raw_env()
+>>> env.reset(seed=1)
+>>> obs, reward, terminated, truncated, info = env.last()
+>>> int(obs["action_mask"].sum()), env.agent_selection
+(2, 'player_1')
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import NUM_ACTIONS
+from .encoding import LAYOUT, NO_MATCH, OBSERVATION_SIZE, MatchInfo, encode
+from .hand import Deal, HandState
+from .match import MatchState
+from .render import render_hand
+from .rules import resolve_ruleset
+
+AGENTS = ("player_0", "player_1")
+EPISODES = ("hand", "game")
+REWARD_MODES = ("points", "win_loss")
+
+
+def _observation_high() -> np.ndarray:
+    return np.concatenate([np.full(size, 1.0 if kind == "bits" else np.inf, dtype=np.float32)
+                           for _, size, kind, _ in LAYOUT])
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
+    """Two-player Gin Rummy, one hand or one whole game per episode.
+
+    Args:
+        ruleset: a preset name (``"pagat"``, ``"classic25"``, ``"oklahoma"``, ``"eaai"``)
+            or a :class:`~ginenv.rules.Ruleset`.
+        episode: ``"hand"`` (one hand per episode) or ``"game"`` (hands to the target).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        reward_mode: ``"points"`` or ``"win_loss"`` (see the module table).
+        reward_scale: multiplies ``"points"`` rewards (e.g. 0.01).
+        **rule_overrides: any :class:`~ginenv.rules.Ruleset` field, e.g. ``gin_bonus=25``.
+
+    ``reset(seed=..., options={"deal": {...}})`` replays an explicit deal
+    (``dealer``, ``hands``, ``upcard``, ``stock`` top first); in game mode options may
+    also carry ``"scores"`` and ``"hands_won"`` to start mid-match.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "gin_rummy_v0", "is_parallelizable": False}
+
+    def __init__(self, ruleset: Any = "pagat", episode: str = "hand", render_mode: Optional[str] = None,
+                 reward_mode: str = "points", reward_scale: float = 1.0, **rule_overrides: Any) -> None:
+        super().__init__()
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+        if not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
+            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        self.ruleset = resolve_ruleset(ruleset, **rule_overrides)
+        self.episode, self.render_mode = episode, render_mode
+        self.reward_mode, self.reward_scale = reward_mode, float(reward_scale)
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self._seat = {agent: seat for seat, agent in enumerate(AGENTS)}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
+        observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, _observation_high(), (OBSERVATION_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        })
+        self.observation_spaces = {a: observation_space for a in AGENTS}
+        self._np_random: Optional[np.random.Generator] = None
+        self._match: Optional[MatchState] = None
+        self._hand: Optional[HandState] = None
+
+    # ----- PettingZoo API ------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    @property
+    def hand(self) -> HandState:
+        """The current hand's true state (for tools and tests; agents must not read it)."""
+        if self._hand is None:
+            raise RuntimeError("call reset() first")
+        return self._hand
+
+    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        options = options or {}
+        deal = options.get("deal")
+        first_deal = Deal.from_cards(**_deal_args(deal)) if deal is not None else None
+        if self.episode == "game":
+            self._match = MatchState(self._np_random, self.ruleset, scores=tuple(options.get("scores", (0, 0))),
+                                     hands_won=tuple(options.get("hands_won", (0, 0))), first_deal=first_deal)
+            self._hand = self._match.hand
+        else:
+            for key in ("scores", "hands_won"):
+                if key in options:
+                    raise ValueError(f"options[{key!r}] is only valid with episode='game'")
+            self._match = None
+            self._hand = HandState(first_deal, self.ruleset) if first_deal else HandState.random(
+                self._np_random, self.ruleset)
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = AGENTS[self._hand.current_player]  # type: ignore[index]
+        if self.render_mode == "human":
+            self.render()
+
+    def _match_info(self) -> MatchInfo:
+        match = self._match
+        if match is None:
+            return NO_MATCH
+        return MatchInfo((match.scores[0], match.scores[1]), (match.hands_won[0], match.hands_won[1]),
+                         self.ruleset.target)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        hand = self.hand
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if hand.current_player == seat and not self.terminations[agent] and not self.truncations[agent]:
+            mask[hand.legal_actions()] = 1
+        return {"observation": encode(hand, seat, self._match_info()), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        match, hand = self._match, self.hand
+        if match is not None:
+            match.apply_action(action)  # raises IllegalActionError, state unchanged
+        else:
+            hand.apply_action(action)
+        self._cumulative_rewards[agent] = 0
+        self.rewards = {a: 0 for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        if hand.is_over:
+            self._end_of_hand(hand)
+        else:
+            self.agent_selection = AGENTS[hand.current_player]  # type: ignore[index]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_of_hand(self, hand: HandState) -> None:
+        result = hand.result
+        hand_info = result.to_dict(AGENTS)  # type: ignore[union-attr]
+        for a in AGENTS:
+            self.infos[a]["hand_result"] = hand_info
+        if result.winner is not None and not (self.reward_mode == "win_loss" and self._match is not None):
+            value = result.points * self.reward_scale if self.reward_mode == "points" else 1
+            self._add_zero_sum(result.winner, value)
+        match = self._match
+        if match is None:
+            done = self.truncations if result.truncated else self.terminations
+            for a in AGENTS:
+                done[a] = True
+            self.agent_selection = AGENTS[1 - result.knocker] if result.knocker is not None else self.agent_selection
+            return
+        if match.is_over:
+            game = match.result
+            for a in AGENTS:
+                self.infos[a]["game_result"] = game.to_dict(AGENTS)  # type: ignore[union-attr]
+                self.terminations[a] = True
+            if self.reward_mode == "win_loss":
+                self._add_zero_sum(game.winner, 1)  # type: ignore[union-attr]
+            else:
+                w, l = game.winner, 1 - game.winner  # type: ignore[union-attr]
+                bonus_gap = (game.final_scores[w] - game.final_scores[l]) - (game.scores[w] - game.scores[l])
+                self._add_zero_sum(w, bonus_gap * self.reward_scale)
+        else:
+            self._hand = match.hand
+            self.agent_selection = AGENTS[match.hand.current_player]  # type: ignore[index]
+
+    def _add_zero_sum(self, seat: int, value: float) -> None:
+        self.rewards[AGENTS[seat]] += value
+        self.rewards[AGENTS[1 - seat]] -= value
+
+    def render(self) -> Optional[str]:
+        if self.render_mode is None:
+            return None
+        scores = self._match.scores if self._match is not None else None
+        text = render_hand(self.hand, AGENTS, scores)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def _deal_args(deal: Any) -> dict[str, Any]:
+    if not isinstance(deal, dict):
+        raise ValueError(f"options['deal'] must be a dict with dealer, hands, upcard, stock; got {type(deal).__name__}")
+    expected = {"dealer", "hands", "upcard", "stock"}
+    if set(deal) != expected:
+        raise ValueError(f"options['deal'] needs exactly the keys {sorted(expected)}, got {sorted(deal)}")
+    return deal
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC env wrapped the PettingZoo way (order enforcing; illegal actions raise)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
