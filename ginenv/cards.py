@@ -34,12 +34,12 @@ CARD_VALUES: tuple[int, ...] = tuple(RANK_VALUES[c % NUM_RANKS] for c in range(N
 #: Canonical text of each card, indexed by card int.
 CARD_TEXTS: tuple[str, ...] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(NUM_CARDS))
 
+#: Upper-cased accepted spellings -> card int (parsing is case-insensitive).
 _TEXT_TO_CARD: dict[str, int] = {}
 for _c, _t in enumerate(CARD_TEXTS):
     for _rank in (_t[0], "10" if _t[0] == "T" else _t[0]):
         for _suit in (_t[1], SUIT_SYMBOLS[SUITS.index(_t[1])]):
             _TEXT_TO_CARD[_rank + _suit] = _c
-            _TEXT_TO_CARD[(_rank + _suit).lower()] = _c
 
 
 def rank_of(card: int) -> int:
@@ -83,12 +83,14 @@ def make_card(rank: int, suit: int) -> int:
 def parse_card(card: CardLike) -> int:
     """Parse a card given as text (``"7H"``, ``"10h"``, ``"7♥"``) or int (0..51).
 
-    >>> parse_card("KS"), parse_card(13)
-    (51, 13)
+    Text is case-insensitive (``"qh"``, ``"Qh"`` and ``"qH"`` are all ``"QH"``).
+
+    >>> parse_card("KS"), parse_card(13), parse_card("tH")
+    (51, 13, 35)
     """
     if isinstance(card, str):
         try:
-            return _TEXT_TO_CARD[card.strip()]
+            return _TEXT_TO_CARD[card.strip().upper()]
         except KeyError:
             raise InvalidCardError(f"not a card: {card!r} (expected e.g. '7H', 'TS', '10♠')") from None
     if isinstance(card, bool) or not hasattr(card, "__index__"):

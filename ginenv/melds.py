@@ -136,14 +136,21 @@ def mask_of(cards: Iterable[CardLike]) -> int:
 def deadwood(cards: Iterable[CardLike]) -> int:
     """Deadwood count of 0-11 cards (text or ints) under the best arrangement (R7).
 
-    The common case (canonical text or ints in a sequence) is a few table
+    The common case (canonical text or ints in a list or tuple) is a few table
     look-ups; anything else goes through :func:`mask_of` with full validation.
+    (For speed the fast path does not type-check: a bool or an integral float
+    is taken as the int it equals, where :func:`~ginenv.cards.parse_card` would
+    reject it.)
 
     >>> deadwood(["AS", "2S", "3S", "4S", "5S", "6D", "7D", "8D", "9D", "TD"])  # R15: two 5-runs
     0
     >>> deadwood([])
     0
+    >>> deadwood(c for c in ["7H", "8H", "9H", "KS"])   # any iterable, even a generator
+    10
     """
+    if not isinstance(cards, (list, tuple)):
+        cards = list(cards)  # a one-shot iterator must not be consumed twice
     mask = 0
     try:
         for card in cards:
