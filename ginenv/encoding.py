@@ -19,7 +19,7 @@ divided by its scale (the decoder multiplies back).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -90,9 +90,42 @@ _TOP, _REST, _MINE, _THEIRS, _PICKED, _DECLINED, _NO_DISCARD, _HIST, _BY_OPP, _M
                               "is_dealer", "knock_limit"))
 
 
-def encode(state: HandState, seat: int, match: MatchInfo = NO_MATCH,
-           out: Optional[np.ndarray] = None) -> np.ndarray:
-    """The observation vector of ``seat`` (only what that seat may know)."""
+_ROWS_MASK = (1 << 52 * HISTORY_LENGTH) - 1
+_ROW_FLAGS = (1 << HISTORY_LENGTH) - 1
+
+
+class HistoryPacker:
+    """Packs a hand's face-up discard history into the ``history_*`` pieces, incrementally.
+
+    The history of a hand only grows, so each call folds in the new discards only
+    (one shift each); a different history list (new hand, clone) is packed afresh.
+    Keep one packer per game being encoded; a packer is an optimisation only.
+    """
+
+    __slots__ = ("_history", "_count", "_rows", "_by_seat1")
+
+    def __init__(self) -> None:
+        self._history: Optional[list] = None
+        self._count = self._rows = self._by_seat1 = 0
+
+    def pack(self, history: list, seat: int) -> tuple[int, int]:
+        """``(rows, by_opp)``: one-hot rows (most recent first) and the opponent-row flags."""
+        start = self._count
+        if history is not self._history or len(history) < start:
+            self._history, self._rows, self._by_seat1 = history, 0, 0
+            start = max(0, len(history) - HISTORY_LENGTH)
+        rows, by_seat1 = self._rows, self._by_seat1
+        for who, card in history[start:]:
+            rows = (rows << 52 | 1 << card) & _ROWS_MASK
+            by_seat1 = (by_seat1 << 1 | who) & _ROW_FLAGS
+        self._count, self._rows, self._by_seat1 = len(history), rows, by_seat1
+        if seat == 1:
+            return rows, ~by_seat1 & ((1 << min(len(history), HISTORY_LENGTH)) - 1)
+        return rows, by_seat1
+
+
+def observation_bits(state: HandState, seat: int, packer: Optional[HistoryPacker] = None) -> int:
+    """All 0/1 pieces of ``seat``'s observation packed in one int (bit i = entry i)."""
     opp = 1 - seat
     pile = state.pile
     pile_mask = 0
@@ -109,22 +142,36 @@ def encode(state: HandState, seat: int, match: MatchInfo = NO_MATCH,
             bits |= 1 << (_NO_DISCARD + state.taken)
     if state.dealer == seat:
         bits |= 1 << _DEALER
-    history = state.history
-    row_shift = _HIST + 52 * min(len(history), HISTORY_LENGTH)
-    by_opp = 1 << (_BY_OPP + min(len(history), HISTORY_LENGTH))
-    for who, card in history[-HISTORY_LENGTH:]:  # oldest kept first, so it lands in the last row
-        row_shift -= 52
-        by_opp >>= 1
-        bits |= 1 << (row_shift + card)
-        if who == opp:
-            bits |= by_opp
+    rows, by_opp = (packer or HistoryPacker()).pack(state.history, seat)
+    return bits | rows << _HIST | by_opp << _BY_OPP
+
+
+def observation_numbers(state: HandState, seat: int, match: MatchInfo = NO_MATCH) -> tuple[float, ...]:
+    """The scaled pieces of ``seat``'s observation, in layout order."""
+    scores, won, opp = match.scores, match.hands_won, 1 - seat
+    return (len(state.stock) / 31, len(state.history) / 100, scores[seat] / 100, scores[opp] / 100,
+            won[seat] / 10, won[opp] / 10, match.target / 100)
+
+
+def encode(state: HandState, seat: int, match: MatchInfo = NO_MATCH,
+           out: Optional[np.ndarray] = None, packer: Optional[HistoryPacker] = None) -> np.ndarray:
+    """The observation vector of ``seat`` (only what that seat may know)."""
     if out is None:
         out = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+    bits = observation_bits(state, seat, packer)
     out[:NUM_BITS] = np.unpackbits(np.frombuffer(bits.to_bytes(_BYTES, "little"), np.uint8),
                                    count=NUM_BITS, bitorder="little")
-    scores, won = match.scores, match.hands_won
-    out[NUM_BITS:] = (len(state.stock) / 31, len(history) / 100, scores[seat] / 100, scores[opp] / 100,
-                      won[seat] / 10, won[opp] / 10, match.target / 100)
+    out[NUM_BITS:] = observation_numbers(state, seat, match)
+    return out
+
+
+def encode_many(bits: Sequence[int], numbers: Sequence[Sequence[float]], out: np.ndarray) -> np.ndarray:
+    """Fill ``out[i]`` from ``observation_bits`` / ``observation_numbers`` of many seats at once
+    (one unpack for the whole batch)."""
+    raw = b"".join(b.to_bytes(_BYTES, "little") for b in bits)
+    unpacked = np.unpackbits(np.frombuffer(raw, np.uint8).reshape(len(bits), _BYTES), axis=1, bitorder="little")
+    out[:, :NUM_BITS] = unpacked[:, :NUM_BITS]
+    out[:, NUM_BITS:] = numbers
     return out
 
 
@@ -205,4 +252,4 @@ def layout_table() -> str:
 
 
 __all__ = ["LAYOUT", "SLICES", "OBSERVATION_SIZE", "HISTORY_LENGTH", "MatchInfo", "ObservationView",
-           "encode", "decode", "layout_table", "mask_to_cards"]
+           "HistoryPacker", "encode", "encode_many", "observation_bits", "observation_numbers", "decode", "layout_table"]

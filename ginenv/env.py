@@ -39,7 +39,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
-from .encoding import LAYOUT, NO_MATCH, OBSERVATION_SIZE, MatchInfo, encode
+from .encoding import LAYOUT, NO_MATCH, OBSERVATION_SIZE, HistoryPacker, MatchInfo, encode
 from .hand import Deal, HandState
 from .match import MatchState
 from .render import render_hand
@@ -100,6 +100,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._np_random: Optional[np.random.Generator] = None
         self._match: Optional[MatchState] = None
         self._hand: Optional[HandState] = None
+        self._match_view = NO_MATCH
+        self._packer = HistoryPacker()
 
     # ----- PettingZoo API ------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -139,15 +141,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.truncations = {a: False for a in AGENTS}
         self.infos = {a: {} for a in AGENTS}
         self.agent_selection = AGENTS[self._hand.current_player]  # type: ignore[index]
+        self._update_match_view()
         if self.render_mode == "human":
             self.render()
 
-    def _match_info(self) -> MatchInfo:
+    def _update_match_view(self) -> None:
+        """Refresh the game-mode numbers shown in observations (they change only between hands)."""
         match = self._match
-        if match is None:
-            return NO_MATCH
-        return MatchInfo((match.scores[0], match.scores[1]), (match.hands_won[0], match.hands_won[1]),
-                         self.ruleset.target)
+        self._match_view = NO_MATCH if match is None else MatchInfo(
+            (match.scores[0], match.scores[1]), (match.hands_won[0], match.hands_won[1]), self.ruleset.target)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
@@ -155,7 +157,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if hand.current_player == seat and not self.terminations[agent] and not self.truncations[agent]:
             mask[hand.legal_actions()] = 1
-        return {"observation": encode(hand, seat, self._match_info()), "action_mask": mask}
+        return {"observation": encode(hand, seat, self._match_view, packer=self._packer), "action_mask": mask}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -193,6 +195,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
                 done[a] = True
             self.agent_selection = AGENTS[1 - result.knocker] if result.knocker is not None else self.agent_selection
             return
+        self._update_match_view()
         if match.is_over:
             game = match.result
             for a in AGENTS:
@@ -235,6 +238,19 @@ def _deal_args(deal: Any) -> dict[str, Any]:
     return deal
 
 
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, with ``last()`` delegated in one call.
+
+    The stock wrapper's ``last()`` reaches five attributes through ``__getattr__``;
+    after ``reset()`` that is the same as asking the wrapped env, so do that directly.
+    """
+
+    def last(self, observe: bool = True) -> tuple:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The AEC env wrapped the PettingZoo way (order enforcing; illegal actions raise)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return _OrderEnforcing(raw_env(**kwargs))
