@@ -5,7 +5,7 @@ pile (public), the ordered face-up discard history, and what the opponent reveal
 playing (cards taken from the pile and still held, cards discarded, cards declined).
 The opponent's hidden cards and the stock order never enter it.
 
-The layout (``LAYOUT``) is a tuple of ``(name, size, kind)``; offsets, the encoder and the
+The layout (``LAYOUT``) is a tuple of ``(name, size, kind, scale, meaning)``; offsets, the encoder and the
 decoder all derive from it.  ``bits`` pieces are 0/1; ``scaled`` pieces hold an integer
 divided by its scale (the decoder multiplies back).
 
@@ -31,33 +31,34 @@ HISTORY_LENGTH = 32
 PHASES = (OFFER, DRAW, DISCARD)
 KNOCK_LIMITS = 11
 
-#: (name, size, kind, scale); bits pieces first, then scaled numbers.
-LAYOUT: tuple[tuple[str, int, str, float], ...] = (
-    ("hand", 52, "bits", 1),                 # my cards
-    ("top_discard", 52, "bits", 1),          # the top card of the discard pile
-    ("pile_rest", 52, "bits", 1),            # the other cards in the discard pile
-    ("my_discards", 52, "bits", 1),          # cards I discarded face up this hand
-    ("opp_discards", 52, "bits", 1),         # cards the opponent discarded face up this hand
-    ("opp_picked", 52, "bits", 1),           # cards the opponent took from the pile and still holds
-    ("opp_declined", 52, "bits", 1),         # upcards / discards the opponent passed over
-    ("no_discard", 52, "bits", 1),           # the card I may not discard this turn (R12)
-    ("history_cards", HISTORY_LENGTH * 52, "bits", 1),  # row i: the i-th most recent discard, one-hot
-    ("history_by_opp", HISTORY_LENGTH, "bits", 1),      # row i was discarded by the opponent
-    ("phase", len(PHASES), "bits", 1),       # upcard offer / draw / discard (all 0: not my turn or over)
-    ("my_turn", 1, "bits", 1),
-    ("is_dealer", 1, "bits", 1),
-    ("knock_limit", KNOCK_LIMITS, "bits", 1),  # one-hot 0..10 for this hand
-    ("stock_size", 1, "scaled", 31),
-    ("history_length", 1, "scaled", 100),    # total face-up discards so far
-    ("scores", 2, "scaled", 100),            # running points: mine, opponent's (game mode)
-    ("hands_won", 2, "scaled", 10),          # mine, opponent's (game mode)
-    ("target", 1, "scaled", 100),            # game target (game mode; 0 in hand mode)
+#: (name, size, kind, scale, meaning); bits pieces first, then scaled numbers.
+LAYOUT: tuple[tuple[str, int, str, float, str], ...] = (
+    ("hand", 52, "bits", 1, "my cards"),
+    ("top_discard", 52, "bits", 1, "the top card of the discard pile"),
+    ("pile_rest", 52, "bits", 1, "the other cards in the discard pile"),
+    ("my_discards", 52, "bits", 1, "cards I discarded face up this hand"),
+    ("opp_discards", 52, "bits", 1, "cards the opponent discarded face up this hand"),
+    ("opp_picked", 52, "bits", 1, "cards the opponent took from the pile and still holds"),
+    ("opp_declined", 52, "bits", 1, "upcards / pile tops the opponent passed over"),
+    ("no_discard", 52, "bits", 1, "the card I may not discard this turn (just taken from the pile, R12)"),
+    ("history_cards", HISTORY_LENGTH * 52, "bits", 1,
+     f"face-up discards in order: row i (52 wide) is the i-th most recent, one-hot; last {HISTORY_LENGTH} kept"),
+    ("history_by_opp", HISTORY_LENGTH, "bits", 1, "1 where history row i was discarded by the opponent"),
+    ("phase", len(PHASES), "bits", 1, "my decision: upcard offer / draw / discard (all 0 when not my turn)"),
+    ("my_turn", 1, "bits", 1, "1 when I am to act"),
+    ("is_dealer", 1, "bits", 1, "1 when I dealt this hand"),
+    ("knock_limit", KNOCK_LIMITS, "bits", 1, "this hand's knock limit, one-hot 0..10"),
+    ("stock_size", 1, "scaled", 31, "cards left in the stock"),
+    ("history_length", 1, "scaled", 100, "face-up discards so far this hand"),
+    ("scores", 2, "scaled", 100, "running points, mine then the opponent's (game mode; else 0)"),
+    ("hands_won", 2, "scaled", 10, "hands won, mine then the opponent's (game mode; else 0)"),
+    ("target", 1, "scaled", 100, "the game's target (game mode; else 0)"),
 )
 
 
 def _offsets() -> dict[str, slice]:
     out, start = {}, 0
-    for name, size, _, _ in LAYOUT:
+    for name, size, *_ in LAYOUT:
         out[name] = slice(start, start + size)
         start += size
     return out
@@ -65,8 +66,8 @@ def _offsets() -> dict[str, slice]:
 
 SLICES: dict[str, slice] = _offsets()
 """Name -> slice of the observation vector."""
-OBSERVATION_SIZE = sum(size for _, size, _, _ in LAYOUT)
-NUM_BITS = sum(size for _, size, kind, _ in LAYOUT if kind == "bits")
+OBSERVATION_SIZE = sum(size for _, size, *_ in LAYOUT)
+NUM_BITS = sum(size for _, size, kind, *_ in LAYOUT if kind == "bits")
 _BYTES = (NUM_BITS + 7) // 8
 _SHIFT = {name: s.start for name, s in SLICES.items()}
 _PHASE_BIT = {phase: 1 << (_SHIFT["phase"] + i) for i, phase in enumerate(PHASES)}
@@ -223,7 +224,7 @@ def decode(observation: Any) -> ObservationView:
     if obs.shape != (OBSERVATION_SIZE,):
         raise ValueError(f"observation must have shape ({OBSERVATION_SIZE},), got {obs.shape}")
     piece = {name: obs[s] for name, s in SLICES.items()}
-    number = {name: int(round(float(piece[name][0]) * scale)) for name, _, kind, scale in LAYOUT
+    number = {name: int(round(float(piece[name][0]) * scale)) for name, _, kind, scale, _ in LAYOUT
               if kind == "scaled" and piece[name].size == 1}
     rows = piece["history_cards"].reshape(HISTORY_LENGTH, 52)
     history = tuple((bool(piece["history_by_opp"][i] > 0.5), int(np.argmax(rows[i])))
@@ -244,10 +245,11 @@ def decode(observation: Any) -> ObservationView:
 
 def layout_table() -> str:
     """The layout as a Markdown table (slice -> meaning), as in the README."""
-    lines = ["| slice | name | size | kind |", "|---|---|---|---|"]
-    for name, size, kind, scale in LAYOUT:
+    lines = ["| slice | name | encoding | meaning |", "|---|---|---|---|"]
+    for name, _, kind, scale, meaning in LAYOUT:
         s = SLICES[name]
-        lines.append(f"| {s.start}:{s.stop} | `{name}` | {size} | {kind if kind == 'bits' else f'÷{scale:g}'} |")
+        encoding = "0/1" if kind == "bits" else f"value / {scale:g}"
+        lines.append(f"| {s.start}:{s.stop} | `{name}` | {encoding} | {meaning} |")
     return "\n".join(lines)
 
 

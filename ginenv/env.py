@@ -52,7 +52,7 @@ REWARD_MODES = ("points", "win_loss")
 
 def _observation_high() -> np.ndarray:
     return np.concatenate([np.full(size, 1.0 if kind == "bits" else np.inf, dtype=np.float32)
-                           for _, size, kind, _ in LAYOUT])
+                           for _, size, kind, *_ in LAYOUT])
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention

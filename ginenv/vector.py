@@ -21,7 +21,8 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from .actions import NUM_ACTIONS
-from .encoding import NO_MATCH, OBSERVATION_SIZE, MatchInfo, encode_many, observation_bits, observation_numbers
+from .encoding import (NO_MATCH, OBSERVATION_SIZE, HistoryPacker, MatchInfo, encode_many, observation_bits,
+                       observation_numbers)
 from .hand import HandState
 from .match import MatchState
 from .rules import resolve_ruleset
@@ -65,6 +66,7 @@ class VectorGinEnv:
         self.episode, self.reward_mode, self.reward_scale = episode, reward_mode, float(reward_scale)
         self._seed(seed)
         self._games: list[Game] = []
+        self._packers = [HistoryPacker() for _ in range(num_envs)]
         self._obs = np.zeros((num_envs, OBSERVATION_SIZE), dtype=np.float32)
         self._masks = np.zeros((num_envs, NUM_ACTIONS), dtype=np.int8)
         self._to_act = np.zeros(num_envs, dtype=np.int8)
@@ -96,7 +98,7 @@ class VectorGinEnv:
             hand = self._hand(game)
             seat: int = hand.current_player  # type: ignore[assignment]
             self._to_act[i] = seat
-            bits.append(observation_bits(hand, seat))
+            bits.append(observation_bits(hand, seat, self._packers[i]))
             numbers.append(observation_numbers(hand, seat, self._match_info(game)))
             masks[i, hand.legal_actions()] = 1
         encode_many(bits, numbers, self._obs)
