@@ -1,0 +1,120 @@
+"""The Agent protocol, the name registry, and the uniformly random agent.
+
+An agent sees exactly what the env gives its seat: the observation dict with
+``"observation"`` and ``"action_mask"``.  It reads what it needs through
+:func:`ginenv.decode`, never the engine's true state.
+
+>>> agent = make_agent("random", seed=0)
+>>> import ginenv
+>>> env = ginenv.env(); env.reset(seed=0)
+>>> observation = env.observe(env.agent_selection)
+>>> int(observation["action_mask"][agent.act(observation)])
+1
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Optional, Protocol, Union, runtime_checkable
+
+import numpy as np
+
+Observation = Mapping[str, np.ndarray]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What every player implements."""
+
+    name: str
+
+    def act(self, observation: Observation) -> int:
+        """A legal action id for this observation (its ``action_mask`` is not all zero)."""
+
+    def reset(self) -> None:
+        """Called at the start of every hand."""
+
+
+def legal_actions(observation: Observation) -> np.ndarray:
+    """The legal action ids of an observation (ascending)."""
+    legal = np.flatnonzero(observation["action_mask"])
+    if legal.size == 0:
+        raise ValueError("this observation has no legal action: it is not this seat's turn")
+    return legal
+
+
+class RandomAgent:
+    """``random``: uniform over the legal actions of the mask, from its own seeded generator."""
+
+    def __init__(self, seed: Optional[int] = None) -> None:
+        self.name = "random"
+        self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: Observation) -> int:
+        legal = legal_actions(observation)
+        return int(legal[self._rng.integers(legal.size)])
+
+    def reset(self) -> None:
+        pass
+
+
+AgentFactory = Callable[..., Agent]
+REGISTRY: dict[str, AgentFactory] = {"random": RandomAgent}
+
+
+def register(name: str, factory: AgentFactory) -> None:
+    """Make an agent constructible by name (``factory(seed=..., **params)``)."""
+    REGISTRY[name] = factory
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``"name:key=value,key=value"`` into the name and typed parameters.
+
+    >>> parse_spec("montecarlo:samples=64,greedy_rollouts=true")
+    ('montecarlo', {'samples': 64, 'greedy_rollouts': True})
+    """
+    name, _, rest = spec.partition(":")
+    params: dict[str, Any] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, raw = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"agent parameter {item!r} in {spec!r} is not key=value")
+        params[key.strip()] = _typed(raw.strip())
+    return name.strip(), params
+
+
+def _typed(raw: str) -> Any:
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+def make_agent(spec: Union[str, Mapping[str, Any]], seed: Optional[int] = None) -> Agent:
+    """Build an agent from ``"name:key=value,..."`` or ``{"name": ..., **params}``.
+
+    >>> make_agent({"name": "random"}, seed=1).name
+    'random'
+    """
+    if isinstance(spec, str):
+        name, params = parse_spec(spec)
+    else:
+        params = dict(spec)
+        name = params.pop("name", None)
+        if not isinstance(name, str):
+            raise ValueError(f"agent config needs a 'name', got {dict(spec)!r}")
+    _load_builtin_agents()
+    if name not in REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; known: {sorted(REGISTRY)}")
+    try:
+        return REGISTRY[name](seed=seed, **params)
+    except TypeError as err:
+        raise ValueError(f"bad parameters for agent {name!r}: {err}") from None
+
+
+def _load_builtin_agents() -> None:
+    """Import the agent modules so they register themselves (no import cycle at load)."""
+    import agents  # noqa: F401  (agents/__init__.py imports every built-in agent)
