@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
@@ -42,11 +43,23 @@ class GameResult:
 def game_result(rules: Ruleset, scores: Sequence[int], hands_won: Sequence[int]) -> GameResult:
     """Bonuses at the end of a game (R26-R27); the winner is the seat at or over the target.
 
+    Exactly one seat must be at or over ``rules.target``; malformed ``scores`` or
+    ``hands_won`` (not two non-negative ints) are a ``ValueError``.
+
     >>> game_result(Ruleset(), [104, 0], [3, 0]).final_scores        # pagat shutout: 200
     (364, 0)
     >>> game_result(Ruleset.preset("classic25"), [104, 0], [3, 0]).final_scores   # doubled
     (383, 0)
+    >>> game_result(Ruleset(), [99, 0], [3, 0])
+    Traceback (most recent call last):
+    ...
+    ValueError: game_result needs exactly one score at or over the target 100, got [99, 0]
     """
+    scores = _pair("scores", scores)
+    hands_won = _pair("hands_won", hands_won)
+    if (scores[0] >= rules.target) == (scores[1] >= rules.target):
+        raise ValueError(f"game_result needs exactly one score at or over the target {rules.target}, "
+                         f"got {list(scores)}")
     winner = 0 if scores[0] >= scores[1] else 1
     loser = 1 - winner
     shutout = scores[loser] == 0 and rules.shutout_mode != "none"
@@ -56,6 +69,20 @@ def game_result(rules: Ruleset, scores: Sequence[int], hands_won: Sequence[int])
     final[winner] += bonus + (scores[winner] if shutout and rules.shutout_mode == "double" else 0)
     return GameResult(winner, (scores[0], scores[1]), (hands_won[0], hands_won[1]), box, bonus, shutout,
                       (final[0], final[1]))
+
+
+def _pair(name: str, pair: Sequence[int]) -> tuple[int, int]:
+    """Two non-negative ints (any integral type but bool), else a ``ValueError`` naming ``name``."""
+    try:
+        values = tuple(pair)
+    except TypeError:
+        values = ()
+    if len(values) != 2 or any(isinstance(v, bool) or not hasattr(v, "__index__") for v in values):
+        raise ValueError(f"{name} must be two non-negative ints, got {pair!r}")
+    first, second = (operator.index(v) for v in values)
+    if first < 0 or second < 0:
+        raise ValueError(f"{name} must be two non-negative ints, got {pair!r}")
+    return first, second
 
 
 def next_dealer(rules: Ruleset, dealer: int, result: HandResult) -> int:
@@ -81,9 +108,7 @@ class MatchState:
                  first_deal: Optional[Deal] = None) -> None:
         self.ruleset = resolve_ruleset(ruleset)
         self.rng = rng
-        for name, pair in (("scores", scores), ("hands_won", hands_won)):
-            if len(pair) != 2 or any(not isinstance(v, int) or v < 0 for v in pair):
-                raise ValueError(f"{name} must be two non-negative ints, got {pair!r}")
+        scores, hands_won = _pair("scores", scores), _pair("hands_won", hands_won)
         if max(scores) >= self.ruleset.target:
             raise ValueError(f"scores {list(scores)} must be below the target {self.ruleset.target}")
         self.scores = list(scores)

@@ -76,11 +76,15 @@ class Ruleset:
             raise ValueError(f"name must be a string, got {self.name!r}")
 
     @classmethod
-    def preset(cls, name: str, **overrides: Any) -> "Ruleset":
+    def preset(cls, name: str, /, **overrides: Any) -> "Ruleset":
         """A named preset (``pagat``, ``classic25``, ``oklahoma``, ``eaai``) with overrides.
+
+        ``name`` is positional-only, so the ``name`` field can be overridden too.
 
         >>> Ruleset.preset("oklahoma").knock_limit
         'upcard'
+        >>> Ruleset.preset("classic25", name="seed001", box_bonus=20).name
+        'seed001'
         """
         if name not in PRESETS:
             raise ValueError(f"unknown ruleset {name!r}; choose one of {sorted(PRESETS)}")
@@ -104,8 +108,17 @@ class Ruleset:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Ruleset":
-        """Inverse of :meth:`to_dict`."""
-        return cls().with_overrides(**data)
+        """Inverse of :meth:`to_dict`.
+
+        A partial dict starts from the preset its ``name`` names (``pagat``
+        defaults for any other name), so ``{"name": "oklahoma"}`` is Oklahoma,
+        never pagat values under an Oklahoma label.
+
+        >>> Ruleset.from_dict({"name": "oklahoma", "target": 200}).knock_limit
+        'upcard'
+        """
+        base = PRESETS.get(data.get("name"), cls()) if isinstance(data.get("name"), str) else cls()
+        return base.with_overrides(**data)
 
 
 def _is_int_in(value: Any, low: int, high: int | None) -> bool:

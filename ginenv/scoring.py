@@ -107,12 +107,19 @@ def knocker_arrangement(knocker: int, unseen: int) -> list[int]:
 
     Least deadwood; then fewest unseen cards (not in the knocker's hand, not known
     to the knocker to be in the discard pile) that could be laid off; then the
-    arrangement whose sorted meld cards compare smallest (card ints, lowest first)
-    — a deterministic tie-break using only what the knocker knows.
+    fewest melds (a 6-card run is shown whole, not as two 3-card runs: the same
+    cards, the same layoffs); then the arrangement whose sorted meld cards compare
+    smallest (card ints, lowest first) — a deterministic tie-break using only what
+    the knocker knows.
+
+    >>> from ginenv.melds import mask_of
+    >>> hand = mask_of(["4H", "5H", "6H", "7H", "8H", "9H", "AC", "2C", "3C", "KS"])
+    >>> len(knocker_arrangement(hand, FULL_DECK_MASK & ~hand))
+    2
     """
     candidates = all_best_arrangements(knocker)
     return min(candidates,
-               key=lambda melds: (layable_unseen(melds, unseen).bit_count(),
+               key=lambda melds: (layable_unseen(melds, unseen).bit_count(), len(melds),
                                   sorted(mask_to_cards(m) for m in melds)))
 
 
