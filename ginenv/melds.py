@@ -39,7 +39,7 @@ def _build_run_tables() -> tuple[list[int], list[int]]:
         run, top = 1 << low, low + 1
         while top < 13 and mask >> top & 1:
             run |= 1 << top
-            if top - low >= 2 and best_dw[mask & ~run] < best:
+            if top - low >= 2 and best_dw[mask & ~run] <= best:  # ties: the longer run (no needless splits)
                 best, pick = best_dw[mask & ~run], run
             top += 1
         best_dw[mask], choice[mask] = best, pick
