@@ -9,7 +9,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import index as as_index
 from typing import Any, Optional, Sequence
 
@@ -90,13 +90,19 @@ class Deal:
         ...
         ValueError: deal: hands[1] has 0 cards, expected 10
         """
-        if dealer not in (0, 1) or isinstance(dealer, bool):
+        seat_id = _int_or_none(dealer)  # a plain int: numpy ints would break the JSON log
+        if seat_id not in (0, 1):
             raise ValueError(f"deal: dealer must be 0 or 1, got {dealer!r}")
-        if not isinstance(hands, Sequence) or len(hands) != 2:
+        dealer = seat_id  # type: ignore[assignment]
+        if not _is_card_list(hands) or len(hands) != 2:
             raise ValueError("deal: hands must be a list of two hands")
         for seat, hand in enumerate(hands):
+            if not _is_card_list(hand):
+                raise ValueError(f"deal: hands[{seat}] must be a list of 10 cards, got {hand!r}")
             if len(hand) != 10:
                 raise ValueError(f"deal: hands[{seat}] has {len(hand)} cards, expected 10")
+        if not _is_card_list(stock):
+            raise ValueError(f"deal: stock must be a list of 31 cards, got {stock!r}")
         if len(stock) != 31:
             raise ValueError(f"deal: stock has {len(stock)} cards, expected 31")
         try:
@@ -117,7 +123,16 @@ class Deal:
     @classmethod
     def from_deck(cls, deck: Sequence[int], dealer: int) -> "Deal":
         """Deal a shuffled deck (top first) as R10 says: one card at a time from the
-        non-dealer, then the upcard, then the stock."""
+        non-dealer, then the upcard, then the stock.
+
+        >>> deal = Deal.from_deck(list(range(52)), dealer=0)
+        >>> deal.hands[1][:3], deal.hands[0][:3], deal.upcard, deal.stock[0]
+        ((0, 2, 4), (1, 3, 5), 20, 21)
+        """
+        if not _is_card_list(deck):
+            raise ValueError(f"deal: the deck must be a list of 52 cards, got {deck!r}")
+        if len(deck) != 52:
+            raise ValueError(f"deal: the deck has {len(deck)} cards, expected 52")
         first, second = deck[0:20:2], deck[1:20:2]
         hands = (first, second) if dealer == 1 else (second, first)
         return cls.from_cards(dealer, hands, deck[20], deck[21:])
@@ -233,9 +248,8 @@ class HandState:
         return self._why_illegal(action) is None
 
     def _why_illegal(self, action: Any) -> Optional[str]:
-        try:
-            action = as_index(action)
-        except TypeError:
+        action = _int_or_none(action)
+        if action is None:
             return "an action id must be an int"
         if not 0 <= action < NUM_ACTIONS:
             return f"action ids are 0..{NUM_ACTIONS - 1}"
@@ -274,7 +288,9 @@ class HandState:
         leaves the state unchanged."""
         why = self._why_illegal(action)
         if why is not None:
-            name = action_text(action) if isinstance(action, int) and 0 <= action < NUM_ACTIONS else repr(action)
+            action_id = _int_or_none(action)
+            valid = action_id is not None and 0 <= action_id < NUM_ACTIONS
+            name = action_text(action_id) if valid else "not an action id"  # type: ignore[arg-type]
             raise IllegalActionError(f"illegal action {action!r} ({name}) in phase {self.phase!r}: {why}")
         action = as_index(action)
         seat: int = self.current_player  # type: ignore[assignment]
@@ -307,6 +323,7 @@ class HandState:
         else:
             card = action - KNOCK_BASE
             self.hands[seat] &= ~(1 << card)
+            self.picked[seat] &= ~(1 << card)  # face down, but no longer held
             self._finish(self._showdown(seat, card))
 
     def _discard(self, seat: int, card: int) -> None:
@@ -390,6 +407,21 @@ class HandState:
     def __repr__(self) -> str:
         return (f"<HandState phase={self.phase} to_act={self.current_player} dealer={self.dealer} "
                 f"stock={len(self.stock)} top={CARD_TEXTS[self.pile[-1]] if self.pile else None}>")
+
+
+def _int_or_none(value: Any) -> Optional[int]:
+    """``value`` as a plain int if it is an integer (numpy ints too; not bools), else None."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return as_index(value)
+    except TypeError:
+        return None
+
+
+def _is_card_list(value: Any) -> bool:
+    """A sized, indexable collection of cards (not a string)."""
+    return not isinstance(value, (str, bytes)) and hasattr(value, "__len__") and hasattr(value, "__getitem__")
 
 
 def _meld_tuples(melds: list[int]) -> tuple[tuple[int, ...], ...]:
