@@ -152,13 +152,14 @@ class HandState:
     cards it discarded face up, ``declined[s]`` upcards/discards it passed over.
     """
 
-    __slots__ = ("ruleset", "deal", "dealer", "hands", "stock", "pile", "phase", "current_player",
+    __slots__ = ("ruleset", "deal", "position", "dealer", "hands", "stock", "pile", "phase", "current_player",
                  "passes", "forced_draw", "taken", "knock_limit", "doubled", "turns", "picked",
                  "discarded", "declined", "history", "events", "result")
 
     def __init__(self, deal: Deal, ruleset: Ruleset | str | None = None) -> None:
         self.ruleset = resolve_ruleset(ruleset)
-        self.deal = deal
+        self.deal: Optional[Deal] = deal
+        self.position: Optional[dict[str, Any]] = None
         self.dealer = deal.dealer
         self.hands = [sum(1 << c for c in deal.hands[0]), sum(1 << c for c in deal.hands[1])]
         self.stock = list(reversed(deal.stock))
@@ -192,6 +193,83 @@ class HandState:
         """A hand from an explicit deal (validated, see :class:`Deal`)."""
         return cls(Deal.from_cards(dealer, hands, upcard, stock), ruleset)
 
+    @classmethod
+    def from_position(cls, *, dealer: int, hands: Sequence[Sequence[CardLike]], stock: Sequence[CardLike],
+                      pile: Sequence[CardLike], current_player: int, phase: str,
+                      ruleset: Ruleset | str | None = None, first_upcard: Optional[CardLike] = None,
+                      taken: Optional[CardLike] = None, forced_draw: bool = False, passes: int = 0,
+                      turns: int = 0, picked: Sequence[Sequence[CardLike]] = ((), ()),
+                      discarded: Sequence[Sequence[CardLike]] = ((), ()),
+                      declined: Sequence[Sequence[CardLike]] = ((), ()),
+                      history: Sequence[tuple[int, CardLike]] = ()) -> "HandState":
+        """A mid-hand state (e.g. one determinization of what a seat knows, for search).
+
+        ``stock`` is top first, ``pile`` bottom first (its last card is the top discard).
+        ``first_upcard`` (default: the bottom of the pile) sets the Oklahoma knock limit
+        and spade doubling.  The 52 cards must all be placed exactly once and the hand
+        sizes must fit the phase, else ``ValueError``.  Such a state has no deal: its
+        :meth:`log` records the position instead, and :meth:`replay` accepts that.
+
+        >>> state = HandState.from_position(dealer=0, hands=[list(range(10)), list(range(10, 20))],
+        ...     stock=list(range(21, 52)), pile=[20], current_player=1, phase="draw")
+        >>> state.legal_actions()
+        [0, 1]
+        """
+        if phase not in (OFFER, DRAW, DISCARD):
+            raise ValueError(f"position: phase must be 'offer', 'draw' or 'discard', got {phase!r}")
+        if current_player not in (0, 1) or dealer not in (0, 1):
+            raise ValueError("position: dealer and current_player must be 0 or 1")
+        try:
+            cards = [[parse_card(c) for c in h] for h in hands]
+            stock_cards = [parse_card(c) for c in stock]
+            pile_cards = [parse_card(c) for c in pile]
+            upcard = parse_card(first_upcard) if first_upcard is not None else (pile_cards or [None])[0]
+            taken_card = parse_card(taken) if taken is not None else -1
+        except ValueError as err:
+            raise ValueError(f"position: {err}") from None
+        placed = cards[0] + cards[1] + stock_cards + pile_cards
+        if len(cards) != 2 or sorted(placed) != list(range(52)):
+            raise ValueError("position: hands, stock and pile must hold each of the 52 cards exactly once")
+        expected = [10, 10]
+        if phase == DISCARD:
+            expected[current_player] = 11
+        if [len(h) for h in cards] != expected:
+            raise ValueError(f"position: hand sizes {[len(h) for h in cards]} do not fit phase {phase!r} "
+                             f"(expected {expected})")
+        if upcard is None or not pile_cards and phase != DISCARD:
+            raise ValueError("position: the discard pile is empty; give first_upcard")
+        if len(stock_cards) <= STOCK_LEFT_AT_DEAD_HAND and phase == DRAW:
+            raise ValueError("position: a draw needs more than two stock cards (R25)")
+        if taken_card >= 0 and (phase != DISCARD or taken_card not in cards[current_player]):
+            raise ValueError("position: taken must be a card in the hand of the player about to discard")
+        state = cls.__new__(cls)
+        state.ruleset = resolve_ruleset(ruleset)
+        state.deal = None
+        state.dealer, state.current_player, state.phase = dealer, current_player, phase
+        state.hands = [sum(1 << c for c in h) for h in cards]
+        state.stock = list(reversed(stock_cards))
+        state.pile = pile_cards
+        state.passes, state.forced_draw, state.taken, state.turns = passes, bool(forced_draw), taken_card, turns
+        state.knock_limit = state._knock_limit_for(upcard)
+        state.doubled = state.ruleset.spade_double and suit_of(upcard) == SPADES
+        state.picked = [sum(1 << parse_card(c) for c in seat) for seat in picked]
+        state.discarded = [sum(1 << parse_card(c) for c in seat) for seat in discarded]
+        state.declined = [sum(1 << parse_card(c) for c in seat) for seat in declined]
+        state.history = [(int(who), parse_card(card)) for who, card in history]
+        state.events = []
+        state.result = None
+        texts = lambda cs: [CARD_TEXTS[c] for c in cs]  # noqa: E731
+        state.position = {
+            "dealer": dealer, "hands": [texts(h) for h in cards], "stock": texts(stock_cards),
+            "pile": texts(pile_cards), "current_player": current_player, "phase": phase,
+            "first_upcard": CARD_TEXTS[upcard], "taken": CARD_TEXTS[taken_card] if taken_card >= 0 else None,
+            "forced_draw": state.forced_draw, "passes": passes, "turns": turns,
+            "picked": [texts(mask_to_cards(m)) for m in state.picked],
+            "discarded": [texts(mask_to_cards(m)) for m in state.discarded],
+            "declined": [texts(mask_to_cards(m)) for m in state.declined],
+            "history": [[who, CARD_TEXTS[card]] for who, card in state.history]}
+        return state
+
     def _knock_limit_for(self, upcard: int) -> int:
         limit = self.ruleset.knock_limit
         if limit == "upcard":
@@ -224,24 +302,35 @@ class HandState:
 
     def legal_actions(self) -> list[int]:
         """Legal action ids, ascending (empty when the hand is over)."""
+        return mask_to_cards(self.legal_action_bits())  # the indices of the set bits
+
+    def legal_action_bits(self) -> int:
+        """The legal action ids as one int: bit ``a`` is set when action ``a`` is legal.
+
+        >>> import numpy as np
+        >>> bin(HandState.random(np.random.default_rng(0)).legal_action_bits())   # take or pass
+        '0b110'
+        """
         phase = self.phase
         if phase == DRAW:
-            return [DRAW_STOCK] if self.forced_draw else [DRAW_STOCK, TAKE_DISCARD]
+            return 1 << DRAW_STOCK if self.forced_draw else 1 << DRAW_STOCK | 1 << TAKE_DISCARD
         if phase == DISCARD:
             hand = self.hands[self.current_player]  # type: ignore[index]
             taken = self.taken
-            cards = [c for c in mask_to_cards(hand) if c != taken]
-            actions = [DISCARD_BASE + c for c in cards]
+            allowed = hand & ~(1 << taken) if taken >= 0 else hand
+            bits = allowed << DISCARD_BASE
             whole = mask_deadwood(hand)
             if whole <= self.knock_limit + 10:  # removing one card lowers deadwood by <= 10
-                after = discard_deadwoods(hand)
-                actions += [KNOCK_BASE + c for c in cards if after.get(c, 999) <= self.knock_limit]
+                limit = self.knock_limit
+                for card, left in discard_deadwoods(hand).items():
+                    if left <= limit and card != taken:
+                        bits |= 1 << (KNOCK_BASE + card)
             if whole == 0 and self.ruleset.big_gin:
-                actions.append(BIG_GIN)
-            return actions
+                bits |= 1 << BIG_GIN
+            return bits
         if phase == OFFER:
-            return [TAKE_DISCARD, PASS]
-        return []
+            return 1 << TAKE_DISCARD | 1 << PASS
+        return 0
 
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is legal now (never raises)."""
@@ -384,14 +473,19 @@ class HandState:
 
     # ----- log and replay ------------------------------------------------
     def log(self) -> dict[str, Any]:
-        """JSON-serialisable record: ruleset, deal and events; :meth:`replay` rebuilds the state."""
-        return {"ruleset": self.ruleset.to_dict(), "deal": self.deal.to_dict(),
-                "events": [dict(e) for e in self.events]}
+        """JSON-serialisable record: ruleset, deal (or starting position) and events;
+        :meth:`replay` rebuilds the state."""
+        start = {"deal": self.deal.to_dict()} if self.deal is not None else {"position": self.position}
+        return {"ruleset": self.ruleset.to_dict(), **start, "events": [dict(e) for e in self.events]}
 
     @classmethod
     def replay(cls, log: dict[str, Any]) -> "HandState":
         """Rebuild a state from :meth:`log` output by replaying its actions."""
-        state = cls(Deal.from_cards(**log["deal"]), Ruleset.from_dict(log["ruleset"]))
+        rules = Ruleset.from_dict(log["ruleset"])
+        if "position" in log:
+            state = cls.from_position(**log["position"], ruleset=rules)
+        else:
+            state = cls(Deal.from_cards(**log["deal"]), rules)
         for event in log["events"]:
             state.apply_action(event["action"])
         return state
