@@ -3,12 +3,17 @@
 Sub-commands so far:
 
 * ``simulate`` — play random legal hands through the engine and print how they ended.
+* ``eval`` — agent A against agent B in mirrored pairs: win rate with a pair-cluster
+  interval, sign test, per-hand figures (:mod:`train.evaluate`).
+* ``tournament`` — a round robin with Bradley–Terry ratings on the Elo scale, saved as
+  JSON, CSV and PNG (:mod:`train.tournament`).
 
-Later issues add ``eval``, ``tournament``, ``train`` and ``play``.
+Later issues add ``train`` and ``play``.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections import Counter
@@ -17,6 +22,7 @@ from typing import Optional, Sequence
 import numpy as np
 from tqdm import tqdm
 
+from ginenv.env import EPISODES
 from ginenv.hand import HandState
 from ginenv.rules import PRESETS, resolve_ruleset
 
@@ -45,6 +51,55 @@ def simulate(hands: int, ruleset: str, seed: int, progress: bool = True) -> dict
             "decisions": decisions, "decisions_per_s": decisions / elapsed if elapsed else float("inf")}
 
 
+AGENT_HELP = ('agent spec "name" or "name:key=value,...", e.g. "random" or "montecarlo:samples=64" '
+              "(see agents.make_agent)")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative number, got {text}")
+    return value
+
+
+def _add_match_options(parser: argparse.ArgumentParser, games_help: str) -> None:
+    parser.add_argument("--games", type=_positive_int, default=200, metavar="N",
+                        help=games_help + " (default 200; an odd N is rounded up to whole mirrored pairs)")
+    parser.add_argument("--ruleset", choices=sorted(PRESETS), default="pagat", help="rules preset (default pagat)")
+    parser.add_argument("--episode", choices=EPISODES, default="game",
+                        help="what one game is: a whole game to the target, or a single hand, where a dead "
+                             "hand is a draw worth 1/2 (default game)")
+    parser.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
+                        help="evaluation seed: deals and agent seeds derive from it; the same seed gives the "
+                             "same results for any --workers (default 0)")
+    parser.add_argument("--workers", type=_positive_int, default=None, metavar="K",
+                        help="processes to play in (default: all CPU cores)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ginrummy", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -53,7 +108,68 @@ def _build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--ruleset", choices=sorted(PRESETS), default="pagat", help="rules preset (default pagat)")
     sim.add_argument("--seed", type=int, default=0, help="seed of the shuffles and the random players")
     sim.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+    ev = sub.add_parser(
+        "eval", help="agent A against agent B in mirrored pairs",
+        description="Play agent A against agent B in mirrored pairs (each deal stream twice, seats swapped) "
+                    "and report A's win rate with a 95% pair-cluster confidence interval (Student t on the "
+                    "pair means; Wilson over pairs when that is degenerate), an exact two-sided sign test over "
+                    "the pairs one side won in both seats, points per hand, gin / undercut / dead-hand rates, "
+                    "mean hand length and decisions per second.")
+    ev.add_argument("agent_a", metavar="A", help=AGENT_HELP)
+    ev.add_argument("agent_b", metavar="B", help="the opponent's agent spec")
+    _add_match_options(ev, "games to play")
+    ev.add_argument("--json", metavar="PATH", default=None, help="also write the full result to this JSON file")
+
+    tour = sub.add_parser(
+        "tournament", help="round robin with Bradley-Terry (Elo-scale) ratings",
+        description="Play every pair of agents in mirrored pairs, fit Bradley-Terry ratings on the Elo scale "
+                    "(mean 1500; draws count as half wins) with 95% intervals, print the table and write "
+                    "ratings.json, ratings.csv and ratings.png into --out-dir.")
+    tour.add_argument("agents", metavar="AGENT", nargs="+", help=AGENT_HELP + "; at least two; a repeated spec "
+                      "is labelled name#2, name#3, ...")
+    _add_match_options(tour, "games per pairing")
+    tour.add_argument("--out-dir", metavar="DIR", default="tournament",
+                      help="where to write ratings.json, ratings.csv and ratings.png (default ./tournament)")
+    tour.add_argument("--intervals", choices=("bootstrap", "fisher"), default="bootstrap",
+                      help="rating intervals: percentiles of a Bayesian bootstrap over mirrored pairs, or Wald intervals "
+                           "from the Fisher information (default bootstrap)")
+    tour.add_argument("--bootstrap", type=_positive_int, default=1000, metavar="N",
+                      help="bootstrap samples (default 1000)")
+    tour.add_argument("--prior", type=_non_negative_float, default=1.0, metavar="G",
+                      help="virtual drawn games added to every pairing, keeping ratings finite when an agent "
+                           "wins or loses everything (default 1; 0 = plain maximum likelihood)")
     return parser
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    from .evaluate import evaluate, format_report
+
+    result = evaluate(args.agent_a, args.agent_b, args.games, ruleset=args.ruleset, episode=args.episode,
+                      seed=args.seed, workers=args.workers, progress=not args.no_progress)
+    print(format_report(result))
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(result.to_dict(), handle, indent=2)
+            handle.write("\n")
+        print(f"  written to {args.json}")
+    return 0
+
+
+def _run_tournament(args: argparse.Namespace) -> int:
+    from .tournament import format_table, save, tournament
+
+    result = tournament(args.agents, args.games, ruleset=args.ruleset, episode=args.episode, seed=args.seed,
+                        workers=args.workers, progress=not args.no_progress, intervals=args.intervals,
+                        bootstrap_samples=args.bootstrap, prior=args.prior)
+    s = result.settings
+    print(f"round robin of {len(result.agents)} agents: {s['games_per_pairing']} games per pairing "
+          f"({s['ruleset']}, episode={s['episode']}, seed {s['seed']}, {s['workers']} workers, "
+          f"{result.elapsed_s:.1f} s)")
+    print(format_table(result))
+    paths = save(result, args.out_dir)
+    print("written: " + ", ".join(str(p) for p in paths.values()))
+    return 0
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -68,7 +184,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for outcome, count in sorted(report["outcomes"].items()):
             print(f"  {outcome:10s} {count:7d}  {count / report['hands']:6.1%}")
         print(f"  {report['decisions']} decisions, {report['decisions_per_s']:,.0f} decisions/s")
-    return 0
+        return 0
+    try:
+        return _run_eval(args) if args.command == "eval" else _run_tournament(args)
+    except (ValueError, OSError) as err:
+        print(f"ginrummy {args.command}: error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
