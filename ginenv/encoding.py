@@ -166,14 +166,27 @@ def encode(state: HandState, seat: int, match: MatchInfo = NO_MATCH,
     return out
 
 
-def encode_many(bits: Sequence[int], numbers: Sequence[Sequence[float]], out: np.ndarray) -> np.ndarray:
-    """Fill ``out[i]`` from ``observation_bits`` / ``observation_numbers`` of many seats at once
-    (one unpack for the whole batch)."""
-    raw = b"".join(b.to_bytes(_BYTES, "little") for b in bits)
-    unpacked = np.unpackbits(np.frombuffer(raw, np.uint8).reshape(len(bits), _BYTES), axis=1, bitorder="little")
+_MASK_BYTES = 14  # 108 action bits
+
+
+def action_mask(bits: int) -> np.ndarray:
+    """The int8[108] action mask of a legal-action bit set (``HandState.legal_action_bits``)."""
+    return np.unpackbits(np.frombuffer(bits.to_bytes(_MASK_BYTES, "little"), np.uint8), count=108,
+                         bitorder="little").view(np.int8)
+
+
+def encode_many(bits: Sequence[int], numbers: Sequence[Sequence[float]], out: np.ndarray,
+                mask_bits: Sequence[int], masks_out: np.ndarray) -> None:
+    """Fill ``out[i]`` (observations) and ``masks_out[i]`` (action masks) for many seats at once
+    from :func:`observation_bits`, :func:`observation_numbers` and legal-action bits: one unpack
+    for the whole batch."""
+    width = _BYTES + _MASK_BYTES
+    raw = b"".join(b.to_bytes(_BYTES, "little") + m.to_bytes(_MASK_BYTES, "little")
+                   for b, m in zip(bits, mask_bits))
+    unpacked = np.unpackbits(np.frombuffer(raw, np.uint8).reshape(len(bits), width), axis=1, bitorder="little")
     out[:, :NUM_BITS] = unpacked[:, :NUM_BITS]
     out[:, NUM_BITS:] = numbers
-    return out
+    masks_out[:] = unpacked[:, _BYTES * 8:_BYTES * 8 + 108]
 
 
 @dataclass(frozen=True)
@@ -254,4 +267,4 @@ def layout_table() -> str:
 
 
 __all__ = ["LAYOUT", "SLICES", "OBSERVATION_SIZE", "HISTORY_LENGTH", "MatchInfo", "ObservationView",
-           "HistoryPacker", "encode", "encode_many", "observation_bits", "observation_numbers", "decode", "layout_table"]
+           "HistoryPacker", "action_mask", "encode", "encode_many", "observation_bits", "observation_numbers", "decode", "layout_table"]

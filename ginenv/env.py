@@ -39,7 +39,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
-from .encoding import LAYOUT, NO_MATCH, OBSERVATION_SIZE, HistoryPacker, MatchInfo, encode
+from .encoding import LAYOUT, NO_MATCH, OBSERVATION_SIZE, HistoryPacker, MatchInfo, action_mask, encode
 from .hand import Deal, HandState
 from .match import MatchState
 from .render import render_hand
@@ -102,6 +102,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._hand: Optional[HandState] = None
         self._match_view = NO_MATCH
         self._packer = HistoryPacker()
+        self._just_finished: Optional[HandState] = None
 
     # ----- PettingZoo API ------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -135,6 +136,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self._hand = HandState(first_deal, self.ruleset) if first_deal else HandState.random(
                 self._np_random, self.ruleset)
         self.agents = list(AGENTS)
+        self._just_finished = None
         self.rewards = {a: 0 for a in AGENTS}
         self._cumulative_rewards = {a: 0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
@@ -154,9 +156,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         hand = self.hand
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if hand.current_player == seat and not self.terminations[agent] and not self.truncations[agent]:
-            mask[hand.legal_actions()] = 1
+        acting = hand.current_player == seat and not self.terminations[agent] and not self.truncations[agent]
+        mask = action_mask(hand.legal_action_bits() if acting else 0)
         return {"observation": encode(hand, seat, self._match_view, packer=self._packer), "action_mask": mask}
 
     def step(self, action: Any) -> None:
@@ -172,6 +173,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._cumulative_rewards[agent] = 0
         self.rewards = {a: 0 for a in AGENTS}
         self.infos = {a: {} for a in AGENTS}
+        self._just_finished = hand if hand.is_over else None
         if hand.is_over:
             self._end_of_hand(hand)
         else:
@@ -220,6 +222,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             return None
         scores = self._match.scores if self._match is not None else None
         text = render_hand(self.hand, AGENTS, scores)
+        finished = self._just_finished
+        if finished is not None and finished is not self.hand:  # game mode: the next hand already started
+            text = render_hand(finished, AGENTS) + "\n\nnext hand:\n" + text
         if self.render_mode == "human":
             print(text)
             return None

@@ -91,17 +91,15 @@ class VectorGinEnv:
 
     def _write_all(self) -> None:
         """Encode every game's seat to act into the output buffers (one batched unpack)."""
-        bits, numbers = [], []
-        masks = self._masks
-        masks[:] = 0
+        bits, numbers, mask_bits = [], [], []
         for i, game in enumerate(self._games):
             hand = self._hand(game)
             seat: int = hand.current_player  # type: ignore[assignment]
             self._to_act[i] = seat
             bits.append(observation_bits(hand, seat, self._packers[i]))
             numbers.append(observation_numbers(hand, seat, self._match_info(game)))
-            masks[i, hand.legal_actions()] = 1
-        encode_many(bits, numbers, self._obs)
+            mask_bits.append(hand.legal_action_bits())
+        encode_many(bits, numbers, self._obs, mask_bits, self._masks)
 
     def reset(self, seed: Optional[int] = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start every game afresh; returns ``(obs, masks, to_act)`` (copies)."""
