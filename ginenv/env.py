@@ -43,11 +43,11 @@ from .encoding import LAYOUT, NO_MATCH, OBSERVATION_SIZE, HistoryPacker, MatchIn
 from .hand import Deal, HandState
 from .match import MatchState
 from .render import render_hand
+from .rewards import REWARD_MODES, seat0_reward
 from .rules import resolve_ruleset
 
 AGENTS = ("player_0", "player_1")
 EPISODES = ("hand", "game")
-REWARD_MODES = ("points", "win_loss")
 
 
 def _observation_high() -> np.ndarray:
@@ -184,38 +184,26 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     def _end_of_hand(self, hand: HandState) -> None:
         result = hand.result
-        hand_info = result.to_dict(AGENTS)  # type: ignore[union-attr]
-        for a in AGENTS:
-            self.infos[a]["hand_result"] = hand_info
-        if result.winner is not None and not (self.reward_mode == "win_loss" and self._match is not None):
-            value = result.points * self.reward_scale if self.reward_mode == "points" else 1
-            self._add_zero_sum(result.winner, value)
         match = self._match
+        game = match.result if match is not None else None
+        value = seat0_reward(result, game, self.episode, self.reward_mode, self.reward_scale)  # type: ignore[arg-type]
+        self.rewards = {AGENTS[0]: value, AGENTS[1]: -value}
+        for a in AGENTS:
+            self.infos[a]["hand_result"] = result.to_dict(AGENTS)  # type: ignore[union-attr]
+            if game is not None:
+                self.infos[a]["game_result"] = game.to_dict(AGENTS)
         if match is None:
-            done = self.truncations if result.truncated else self.terminations
+            done = self.truncations if result.truncated else self.terminations  # type: ignore[union-attr]
             for a in AGENTS:
                 done[a] = True
-            self.agent_selection = AGENTS[1 - result.knocker] if result.knocker is not None else self.agent_selection
             return
         self._update_match_view()
-        if match.is_over:
-            game = match.result
+        if game is not None:
             for a in AGENTS:
-                self.infos[a]["game_result"] = game.to_dict(AGENTS)  # type: ignore[union-attr]
                 self.terminations[a] = True
-            if self.reward_mode == "win_loss":
-                self._add_zero_sum(game.winner, 1)  # type: ignore[union-attr]
-            else:
-                w, l = game.winner, 1 - game.winner  # type: ignore[union-attr]
-                bonus_gap = (game.final_scores[w] - game.final_scores[l]) - (game.scores[w] - game.scores[l])
-                self._add_zero_sum(w, bonus_gap * self.reward_scale)
         else:
             self._hand = match.hand
             self.agent_selection = AGENTS[match.hand.current_player]  # type: ignore[index]
-
-    def _add_zero_sum(self, seat: int, value: float) -> None:
-        self.rewards[AGENTS[seat]] += value
-        self.rewards[AGENTS[1 - seat]] -= value
 
     def render(self) -> Optional[str]:
         if self.render_mode is None:

@@ -1,8 +1,9 @@
 """Batched stepping: many games at once, arrays in and arrays out, auto-reset.
 
-Built on the same engine (:class:`~ginenv.hand.HandState` / :class:`~ginenv.match.MatchState`)
-and the same encoder as the AEC env, so both give identical observations; this API only
-saves the per-step overhead of the AEC protocol.  Each game is self-play: the returned
+Built on the same engine (:class:`~ginenv.hand.HandState` / :class:`~ginenv.match.MatchState`),
+encoder and rewards as the AEC env, so both give identical observations; this API only
+saves the per-step overhead of the AEC protocol, and can spread the games over worker
+processes (``num_workers``) to use several cores.  Each game is self-play: the returned
 observation and mask are those of the seat to act in that game (``to_act``).
 
 >>> venv = VectorGinEnv(4, seed=0)
@@ -10,12 +11,14 @@ observation and mask are those of the seat to act in that game (``to_act``).
 >>> obs.shape, masks.shape, to_act.tolist()
 ((4, 2135), (4, 108), [0, 0, 0, 0])
 >>> actions = [int(np.flatnonzero(m)[0]) for m in masks]
->>> obs, masks, to_act, rewards, dones, truncs, infos = venv.step(actions)
->>> rewards.shape, bool(dones.any())
+>>> obs, masks, to_act, rewards, terminated, truncated, infos = venv.step(actions)
+>>> rewards.shape, bool(terminated.any())
 ((4, 2), False)
 """
 from __future__ import annotations
 
+import multiprocessing as mp
+from multiprocessing import shared_memory
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -25,9 +28,102 @@ from .encoding import (NO_MATCH, OBSERVATION_SIZE, HistoryPacker, MatchInfo, enc
                        observation_numbers)
 from .hand import HandState
 from .match import MatchState
-from .rules import resolve_ruleset
+from .rewards import REWARD_MODES, seat0_reward
+from .rules import Ruleset, resolve_ruleset
 
 Game = Union[HandState, MatchState]
+#: name -> (per-game shape, dtype) of the arrays a step fills.
+BUFFERS = {
+    "obs": ((OBSERVATION_SIZE,), np.float32),
+    "masks": ((NUM_ACTIONS,), np.int8),
+    "to_act": ((), np.int8),
+    "rewards": ((2,), np.float32),
+    "terminated": ((), np.bool_),
+    "truncated": ((), np.bool_),
+    "actions": ((), np.int64),
+}
+
+
+class GameBatch:
+    """Games ``first .. first + count - 1`` of a vector env, stepped in this process.
+
+    Writes into the arrays it is given (rows of this batch only); game ``i`` draws its
+    shuffles from the ``i``-th child of ``SeedSequence(seed)``, so results do not depend
+    on how games are split over processes.
+    """
+
+    def __init__(self, first: int, count: int, total: int, ruleset: Ruleset, episode: str,
+                 reward_mode: str, reward_scale: float, buffers: dict[str, np.ndarray]) -> None:
+        self.first, self.count, self.total = first, count, total
+        self.ruleset, self.episode = ruleset, episode
+        self.reward_mode, self.reward_scale = reward_mode, reward_scale
+        self.buffers = {name: array[first:first + count] for name, array in buffers.items()}
+        self._games: list[Game] = []
+        self._packers = [HistoryPacker() for _ in range(count)]
+        self.seed(None)
+
+    def seed(self, seed: Optional[int]) -> None:
+        children = np.random.SeedSequence(seed).spawn(self.total)[self.first:self.first + self.count]
+        self._rngs = [np.random.default_rng(child) for child in children]
+
+    def _new_game(self, i: int) -> Game:
+        if self.episode == "game":
+            return MatchState(self._rngs[i], self.ruleset)
+        return HandState.random(self._rngs[i], self.ruleset)
+
+    def reset(self, seed: Optional[int]) -> None:
+        if seed is not None:
+            self.seed(seed)
+        self._games = [self._new_game(i) for i in range(self.count)]
+        self._write_all()
+
+    def step(self) -> dict[int, dict]:
+        """Apply ``buffers["actions"]``; returns ``{game index: info}`` for games whose hand ended."""
+        if not self._games:
+            raise RuntimeError("call reset() first")
+        b = self.buffers
+        rewards, terminated, truncated = b["rewards"], b["terminated"], b["truncated"]
+        rewards[:] = 0
+        terminated[:] = False
+        truncated[:] = False
+        infos: dict[int, dict] = {}
+        for i, action in enumerate(b["actions"].tolist()):
+            game = self._games[i]
+            hand = game.hand if isinstance(game, MatchState) else game
+            game.apply_action(action)
+            if not hand.is_over:
+                continue
+            result = hand.result
+            info = infos[self.first + i] = {"hand_result": result.to_dict()}  # type: ignore[union-attr]
+            final = game.result if isinstance(game, MatchState) else None
+            value = seat0_reward(result, final, self.episode, self.reward_mode,  # type: ignore[arg-type]
+                                 self.reward_scale)
+            rewards[i, 0], rewards[i, 1] = value, -value
+            if final is not None:
+                info["game_result"] = final.to_dict()
+            if isinstance(game, HandState) or final is not None:
+                truncated[i] = result.truncated and self.episode == "hand"  # type: ignore[union-attr]
+                terminated[i] = not truncated[i]
+                self._games[i] = self._new_game(i)
+        self._write_all()
+        return infos
+
+    def _write_all(self) -> None:
+        """Encode every game's seat to act into the buffers (one batched unpack)."""
+        bits, numbers, mask_bits = [], [], []
+        to_act = self.buffers["to_act"]
+        for i, game in enumerate(self._games):
+            if isinstance(game, MatchState):
+                hand, match = game.hand, MatchInfo((game.scores[0], game.scores[1]),
+                                                   (game.hands_won[0], game.hands_won[1]), self.ruleset.target)
+            else:
+                hand, match = game, NO_MATCH
+            seat: int = hand.current_player  # type: ignore[assignment]
+            to_act[i] = seat
+            bits.append(observation_bits(hand, seat, self._packers[i]))
+            numbers.append(observation_numbers(hand, seat, match))
+            mask_bits.append(hand.legal_action_bits())
+        encode_many(bits, numbers, self.buffers["obs"], mask_bits, self.buffers["masks"])
 
 
 class VectorGinEnv:
@@ -41,6 +137,10 @@ class VectorGinEnv:
             or ``"win_loss"`` (+1/-1 per hand in hand mode, per game in game mode).
         reward_scale: multiplies ``"points"`` rewards.
         seed: seeds every game's generator (game i uses the i-th child seed).
+        num_workers: processes that step the games (1: in this process).  Results are
+            identical for any worker count; use ``close()`` (or ``with``) to stop workers.
+        copy: return copies of the output arrays (default); ``False`` returns views of
+            internal buffers that the next ``step`` overwrites (faster).
         **rule_overrides: individual :class:`~ginenv.rules.Ruleset` fields.
 
     ``step(actions)`` returns ``(obs, masks, to_act, rewards, terminated, truncated,
@@ -52,108 +152,134 @@ class VectorGinEnv:
 
     def __init__(self, num_envs: int, ruleset: Any = "pagat", episode: str = "hand",
                  reward_mode: str = "points", reward_scale: float = 1.0, seed: Optional[int] = None,
-                 **rule_overrides: Any) -> None:
+                 num_workers: int = 1, copy: bool = True, **rule_overrides: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if episode not in ("hand", "game"):
             raise ValueError(f"episode must be 'hand' or 'game', got {episode!r}")
-        if reward_mode not in ("points", "win_loss"):
-            raise ValueError(f"reward_mode must be 'points' or 'win_loss', got {reward_mode!r}")
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         if not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
             raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
-        self.num_envs = num_envs
+        if not isinstance(num_workers, int) or not 1 <= num_workers <= num_envs:
+            raise ValueError(f"num_workers must be an int in 1..num_envs, got {num_workers!r}")
+        self.num_envs, self.num_workers, self.copy = num_envs, num_workers, copy
         self.ruleset = resolve_ruleset(ruleset, **rule_overrides)
         self.episode, self.reward_mode, self.reward_scale = episode, reward_mode, float(reward_scale)
-        self._seed(seed)
-        self._games: list[Game] = []
-        self._packers = [HistoryPacker() for _ in range(num_envs)]
-        self._obs = np.zeros((num_envs, OBSERVATION_SIZE), dtype=np.float32)
-        self._masks = np.zeros((num_envs, NUM_ACTIONS), dtype=np.int8)
-        self._to_act = np.zeros(num_envs, dtype=np.int8)
+        self._memory: list[shared_memory.SharedMemory] = []
+        self._buffers = {name: self._allocate(name, shape, dtype) for name, (shape, dtype) in BUFFERS.items()}
+        self._seed = seed
+        self._batch: Optional[GameBatch] = None
+        self._pipes: list[Any] = []
+        self._processes: list[Any] = []
+        splits = np.linspace(0, num_envs, num_workers + 1).astype(int)
+        settings = (self.ruleset, episode, reward_mode, self.reward_scale)
+        if num_workers == 1:
+            self._batch = GameBatch(0, num_envs, num_envs, *settings, self._buffers)
+            self._batch.seed(seed)
+            return
+        context = mp.get_context("spawn")
+        names = {name: (mem.name, BUFFERS[name]) for name, mem in zip(BUFFERS, self._memory)}
+        for first, stop in zip(splits[:-1], splits[1:]):
+            parent, child = context.Pipe()
+            process = context.Process(target=_worker, daemon=True,
+                                      args=(child, int(first), int(stop - first), num_envs, settings, names))
+            process.start()
+            self._pipes.append(parent)
+            self._processes.append(process)
+        self._call("seed", seed)
 
-    def _seed(self, seed: Optional[int]) -> None:
-        children = np.random.SeedSequence(seed).spawn(self.num_envs)
-        self._rngs = [np.random.default_rng(child) for child in children]
+    def _allocate(self, name: str, shape: tuple, dtype: Any) -> np.ndarray:
+        full = (self.num_envs, *shape)
+        if self.num_workers == 1:
+            return np.zeros(full, dtype=dtype)
+        memory = shared_memory.SharedMemory(create=True, size=max(1, int(np.prod(full)) * np.dtype(dtype).itemsize))
+        self._memory.append(memory)
+        return np.ndarray(full, dtype=dtype, buffer=memory.buf)
 
-    def _new_game(self, i: int) -> Game:
-        if self.episode == "game":
-            return MatchState(self._rngs[i], self.ruleset)
-        return HandState.random(self._rngs[i], self.ruleset)
+    def _call(self, command: str, argument: Any = None) -> dict[int, dict]:
+        for pipe in self._pipes:
+            pipe.send((command, argument))
+        infos: dict[int, dict] = {}
+        for pipe in self._pipes:
+            status, payload = pipe.recv()
+            if status == "error":
+                raise RuntimeError(f"vector env worker failed: {payload}")
+            infos.update(payload or {})
+        return infos
 
-    def _hand(self, game: Game) -> HandState:
-        return game.hand if isinstance(game, MatchState) else game
+    def _outputs(self, *names: str) -> tuple[np.ndarray, ...]:
+        return tuple(self._buffers[n].copy() if self.copy else self._buffers[n] for n in names)
 
-    def _match_info(self, game: Game) -> MatchInfo:
-        if isinstance(game, MatchState):
-            return MatchInfo((game.scores[0], game.scores[1]), (game.hands_won[0], game.hands_won[1]),
-                             self.ruleset.target)
-        return NO_MATCH
+    def reset(self, seed: Optional[int] = None) -> tuple[np.ndarray, ...]:
+        """Start every game afresh; returns ``(obs, masks, to_act)``."""
+        if self._batch is not None:
+            self._batch.reset(seed)
+        else:
+            self._call("reset", seed)
+        return self._outputs("obs", "masks", "to_act")
 
-    def _write_all(self) -> None:
-        """Encode every game's seat to act into the output buffers (one batched unpack)."""
-        bits, numbers, mask_bits = [], [], []
-        for i, game in enumerate(self._games):
-            hand = self._hand(game)
-            seat: int = hand.current_player  # type: ignore[assignment]
-            self._to_act[i] = seat
-            bits.append(observation_bits(hand, seat, self._packers[i]))
-            numbers.append(observation_numbers(hand, seat, self._match_info(game)))
-            mask_bits.append(hand.legal_action_bits())
-        encode_many(bits, numbers, self._obs, mask_bits, self._masks)
-
-    def reset(self, seed: Optional[int] = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Start every game afresh; returns ``(obs, masks, to_act)`` (copies)."""
-        if seed is not None:
-            self._seed(seed)
-        self._games = [self._new_game(i) for i in range(self.num_envs)]
-        self._write_all()
-        return self._obs.copy(), self._masks.copy(), self._to_act.copy()
-
-    def step(self, actions: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                    np.ndarray, np.ndarray, list[dict]]:
+    def step(self, actions: Sequence[int]) -> tuple[Any, ...]:
         """Apply one action per game (for its seat to act); see the class docstring."""
-        if not self._games:
-            raise RuntimeError("call reset() first")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
-        rewards = np.zeros((self.num_envs, 2), dtype=np.float32)
-        terminated = np.zeros(self.num_envs, dtype=bool)
-        truncated = np.zeros(self.num_envs, dtype=bool)
+        self._buffers["actions"][:] = actions
+        found = self._batch.step() if self._batch is not None else self._call("step")
         infos: list[dict] = [{} for _ in range(self.num_envs)]
-        for i, game in enumerate(self._games):
-            hand = self._hand(game)
-            game.apply_action(int(actions[i]))
-            if hand.is_over:
-                done = self._score_hand(i, game, hand, rewards[i], infos[i])
-                if done:
-                    truncated[i] = hand.result.truncated and self.episode == "hand"  # type: ignore[union-attr]
-                    terminated[i] = not truncated[i]
-                    self._games[i] = self._new_game(i)
-        self._write_all()
-        return (self._obs.copy(), self._masks.copy(), self._to_act.copy(), rewards, terminated, truncated, infos)
+        for i, info in found.items():
+            infos[i] = info
+        return (*self._outputs("obs", "masks", "to_act", "rewards", "terminated", "truncated"), infos)
 
-    def _score_hand(self, i: int, game: Game, hand: HandState, reward: np.ndarray, info: dict) -> bool:
-        """Fill rewards and infos for a finished hand; True when the episode ended."""
-        result = hand.result
-        info["hand_result"] = result.to_dict()  # type: ignore[union-attr]
-        win_loss = self.reward_mode == "win_loss"
-        if result.winner is not None and not (win_loss and self.episode == "game"):  # type: ignore[union-attr]
-            value = 1.0 if win_loss else result.points * self.reward_scale  # type: ignore[union-attr]
-            reward[result.winner] += value  # type: ignore[union-attr]
-            reward[1 - result.winner] -= value  # type: ignore[union-attr]
-        if not isinstance(game, MatchState):
-            return True
-        if not game.is_over:
-            return False
-        final = game.result
-        info["game_result"] = final.to_dict()  # type: ignore[union-attr]
-        w = final.winner  # type: ignore[union-attr]
-        if win_loss:
-            value = 1.0
-        else:
-            value = ((final.final_scores[w] - final.final_scores[1 - w])  # type: ignore[union-attr]
-                     - (final.scores[w] - final.scores[1 - w])) * self.reward_scale  # type: ignore[union-attr]
-        reward[w] += value
-        reward[1 - w] -= value
-        return True
+    def close(self) -> None:
+        """Stop the workers and free shared memory (no-op with one process)."""
+        for pipe in self._pipes:
+            try:
+                pipe.send(("close", None))
+            except (BrokenPipeError, OSError):
+                pass
+        for process in self._processes:
+            process.join(timeout=5)
+        self._pipes, self._processes = [], []
+        for memory in self._memory:
+            memory.close()
+            memory.unlink()
+        self._memory = []
+
+    def __enter__(self) -> "VectorGinEnv":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if self._memory:
+            self.close()
+
+
+def _worker(pipe: Any, first: int, count: int, total: int, settings: tuple, names: dict) -> None:
+    """Worker process: steps its slice of games on commands from the pipe."""
+    memories = {name: shared_memory.SharedMemory(name=mem_name) for name, (mem_name, _) in names.items()}
+    buffers = {name: np.ndarray((total, *shape), dtype=dtype, buffer=memories[name].buf)
+               for name, (_, (shape, dtype)) in names.items()}
+    batch = GameBatch(first, count, total, *settings, buffers)
+    try:
+        while True:
+            command, argument = pipe.recv()
+            if command == "close":
+                break
+            try:
+                if command == "seed":
+                    batch.seed(argument)
+                    pipe.send(("ok", None))
+                elif command == "reset":
+                    batch.reset(argument)
+                    pipe.send(("ok", None))
+                else:
+                    pipe.send(("ok", batch.step()))
+            except Exception as err:  # reported to the main process, which raises
+                pipe.send(("error", f"{type(err).__name__}: {err}"))
+    finally:
+        del batch, buffers
+        for memory in memories.values():
+            memory.close()
