@@ -23,7 +23,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from .actions import NUM_ACTIONS
+from .actions import NUM_ACTIONS, IllegalActionError
 from .encoding import (NO_MATCH, OBSERVATION_SIZE, HistoryPacker, MatchInfo, encode_many, observation_bits,
                        observation_numbers)
 from .hand import HandState
@@ -168,7 +168,7 @@ class VectorGinEnv:
         self.episode, self.reward_mode, self.reward_scale = episode, reward_mode, float(reward_scale)
         self._memory: list[shared_memory.SharedMemory] = []
         self._buffers = {name: self._allocate(name, shape, dtype) for name, (shape, dtype) in BUFFERS.items()}
-        self._seed = seed
+        self._started = False
         self._batch: Optional[GameBatch] = None
         self._pipes: list[Any] = []
         self._processes: list[Any] = []
@@ -201,11 +201,15 @@ class VectorGinEnv:
         for pipe in self._pipes:
             pipe.send((command, argument))
         infos: dict[int, dict] = {}
+        failure: Optional[Exception] = None
         for pipe in self._pipes:
             status, payload = pipe.recv()
             if status == "error":
-                raise RuntimeError(f"vector env worker failed: {payload}")
-            infos.update(payload or {})
+                failure = payload
+            else:
+                infos.update(payload or {})
+        if failure is not None:
+            raise failure
         return infos
 
     def _outputs(self, *names: str) -> tuple[np.ndarray, ...]:
@@ -217,6 +221,7 @@ class VectorGinEnv:
             self._batch.reset(seed)
         else:
             self._call("reset", seed)
+        self._started = True
         return self._outputs("obs", "masks", "to_act")
 
     def step(self, actions: Sequence[int]) -> tuple[Any, ...]:
@@ -224,6 +229,14 @@ class VectorGinEnv:
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        if not self._started:
+            raise RuntimeError("call reset() first")
+        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = in_range & (self._buffers["masks"][np.arange(self.num_envs), np.where(in_range, actions, 0)] == 1)
+        if not legal.all():  # checked for every game before any game changes
+            bad = int(np.flatnonzero(~legal)[0])
+            raise IllegalActionError(f"game {bad}: illegal action {actions[bad]!r} (legal: "
+                                     f"{np.flatnonzero(self._buffers['masks'][bad]).tolist()}); no game was stepped")
         self._buffers["actions"][:] = actions
         found = self._batch.step() if self._batch is not None else self._call("step")
         infos: list[dict] = [{} for _ in range(self.num_envs)]
@@ -253,7 +266,7 @@ class VectorGinEnv:
         self.close()
 
     def __del__(self) -> None:
-        if self._memory:
+        if getattr(self, "_memory", None):
             self.close()
 
 
@@ -277,8 +290,8 @@ def _worker(pipe: Any, first: int, count: int, total: int, settings: tuple, name
                     pipe.send(("ok", None))
                 else:
                     pipe.send(("ok", batch.step()))
-            except Exception as err:  # reported to the main process, which raises
-                pipe.send(("error", f"{type(err).__name__}: {err}"))
+            except Exception as err:  # reported to the main process, which raises it there
+                pipe.send(("error", err))
     finally:
         del batch, buffers
         for memory in memories.values():

@@ -245,7 +245,7 @@ def test_render_ansi_game_mode_shows_each_finished_hand():
     """In game mode the next hand starts in the step that ended a hand; render() right after
     that step must still show how the hand ended (both hands and the score line), else a
     "human" game never shows a showdown but the last one."""
-    env = ginenv.env(render_mode="ansi", episode="game", ruleset="eaai", target=60)
+    env = ginenv.env(render_mode="ansi", episode="game", ruleset="eaai", target=150)
     env.reset(seed=5)
     checked = 0
     while not done(env):

@@ -1,0 +1,97 @@
+"""The batched API: same engine and encoder as the AEC env, auto-reset, zero-sum, worker-count independent."""
+import numpy as np
+import pytest
+
+import ginenv
+from ginenv.hand import HandState
+from ginenv.vector import VectorGinEnv
+
+
+def _random_actions(rng, masks):
+    return np.argmax(rng.random(masks.shape) * masks, axis=1)
+
+
+def test_batched_observations_equal_the_aec_env_for_the_same_deal():
+    """Game i of the vector env shuffles with the i-th child seed; replaying its deal in the
+    AEC env with the same actions gives the same observation and mask at every decision."""
+    n, seed = 3, 17
+    venv = VectorGinEnv(n, seed=seed)
+    obs, masks, to_act = venv.reset()
+    rngs = [np.random.default_rng(c) for c in np.random.SeedSequence(seed).spawn(n)]
+    deals = [HandState.random(r).deal.to_dict() for r in rngs]
+    envs = []
+    for deal in deals:
+        env = ginenv.env()
+        env.reset(options={"deal": deal})
+        envs.append(env)
+    rng = np.random.default_rng(0)
+    live = [True] * n
+    for _ in range(60):
+        for i, env in enumerate(envs):
+            if not live[i]:
+                continue
+            agent = env.agent_selection
+            assert agent == f"player_{to_act[i]}"
+            view = env.observe(agent)
+            np.testing.assert_array_equal(view["observation"], obs[i])
+            np.testing.assert_array_equal(view["action_mask"], masks[i])
+        actions = _random_actions(rng, masks)
+        for i, env in enumerate(envs):
+            if live[i]:
+                env.step(int(actions[i]))
+                live[i] = not any(env.terminations.values()) and not any(env.truncations.values())
+        obs, masks, to_act, rewards, terminated, truncated, infos = venv.step(actions)
+        for i in range(n):
+            if terminated[i] or truncated[i]:
+                assert not live[i]
+                assert infos[i]["hand_result"] == envs[i].infos["player_0"]["hand_result"]
+                assert rewards[i, 0] == envs[i].rewards["player_0"]
+        if not any(live):
+            break
+
+
+@pytest.mark.parametrize("episode", ["hand", "game"])
+def test_results_do_not_depend_on_the_worker_count(episode):
+    def run(workers):
+        trace = []
+        with VectorGinEnv(6, seed=5, episode=episode, num_workers=workers, target=30) as venv:
+            _, masks, _ = venv.reset()
+            rng = np.random.default_rng(1)
+            for _ in range(150):
+                obs, masks, to_act, rewards, terminated, truncated, infos = venv.step(_random_actions(rng, masks))
+                trace.append((obs.tobytes(), masks.tobytes(), rewards.tobytes(), terminated.tobytes(), infos))
+        return trace
+
+    assert run(1) == run(2)
+
+
+def test_rewards_are_zero_sum_and_finished_games_reset_at_once():
+    venv = VectorGinEnv(8, seed=2, reward_scale=0.5)
+    _, masks, _ = venv.reset()
+    rng = np.random.default_rng(3)
+    finished = 0
+    for _ in range(400):
+        obs, masks, to_act, rewards, terminated, truncated, infos = venv.step(_random_actions(rng, masks))
+        np.testing.assert_array_equal(rewards[:, 0], -rewards[:, 1])
+        for i in np.flatnonzero(terminated | truncated):
+            finished += 1
+            result = infos[i]["hand_result"]
+            expected = 0 if result["winner"] is None else 0.5 * result["points"]
+            assert abs(rewards[i]).max() == expected
+            assert masks[i].sum() == 2 and obs[i][ginenv.encoding.SLICES["stock_size"]][0] == 1.0  # a fresh offer
+    assert finished > 0
+
+
+def test_invalid_arguments_are_value_errors():
+    with pytest.raises(ValueError, match="num_envs"):
+        VectorGinEnv(0)
+    with pytest.raises(ValueError, match="episode"):
+        VectorGinEnv(2, episode="set")
+    with pytest.raises(ValueError, match="num_workers"):
+        VectorGinEnv(2, num_workers=3)
+    venv = VectorGinEnv(2, seed=0)
+    venv.reset()
+    with pytest.raises(ValueError, match="shape"):
+        venv.step([0])
+    with pytest.raises(ginenv.IllegalActionError):
+        venv.step([0, 0])  # the opening offer allows only take (1) or pass (2)
