@@ -19,7 +19,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Iterable
 
-from .cards import CARD_TEXTS, CARD_VALUES, RANK_VALUES, InvalidCardError, CardLike, parse_card
+from .cards import CARD_TEXTS, CARD_VALUES, RANK_VALUES, CardLike, InvalidCardError, mask_to_cards, parse_card
 
 SUIT_MASK = (1 << 13) - 1
 MAX_CARDS = 11
@@ -213,18 +213,9 @@ def _split_sets(sets: int) -> list[int]:
     return melds
 
 
-def _cards_of(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def meld_sort_key(meld: int) -> tuple[int, int]:
     """Order melds by their lowest card's rank then suit (sets before runs on ties)."""
-    cards = _cards_of(meld)
+    cards = mask_to_cards(meld)
     return (cards[0] % 13, cards[0] // 13 * 2 + (len({c % 13 for c in cards}) > 1))
 
 
@@ -234,7 +225,7 @@ def ordered_cards(mask: int) -> list[int]:
     >>> [CARD_TEXTS[c] for c in ordered_cards(mask_of(["7S", "7C", "2H"]))]
     ['2H', '7C', '7S']
     """
-    return sorted(_cards_of(mask), key=lambda c: (c % 13, c // 13))
+    return sorted(mask_to_cards(mask), key=lambda c: (c % 13, c // 13))
 
 
 def best_melds(cards: Iterable[CardLike]) -> tuple[list[list[CardLike]], list[CardLike]]:
@@ -274,7 +265,7 @@ def discard_deadwoods(mask: int) -> dict[int, int]:
         suit_masks = [rest >> 13 * s & SUIT_MASK for s in range(4)]
         suit_dw = [RUN_DEADWOOD[q] for q in suit_masks]
         base = suit_dw[0] + suit_dw[1] + suit_dw[2] + suit_dw[3]
-        for card in _cards_of(rest):
+        for card in mask_to_cards(rest):
             suit = card // 13
             value = base - suit_dw[suit] + RUN_DEADWOOD[suit_masks[suit] & ~(1 << card % 13)]
             if value < best.get(card, 1000):
@@ -332,4 +323,4 @@ def all_best_arrangements(mask: int) -> list[list[int]]:
 
 def _mask_value(mask: int) -> int:
     """Sum of card values in a mask."""
-    return sum(CARD_VALUES[c] for c in _cards_of(mask))
+    return sum(CARD_VALUES[c] for c in mask_to_cards(mask))
