@@ -5,5 +5,8 @@
 'random'
 """
 from .base import REGISTRY, Agent, RandomAgent, legal_actions, make_agent, parse_spec, register
+from .greedy import GreedyAgent
+from .montecarlo import MonteCarloAgent
+from .simple import SimpleAgent
 
-__all__ = ["REGISTRY", "Agent", "RandomAgent", "legal_actions", "make_agent", "parse_spec", "register"]
+__all__ = ["REGISTRY", "Agent", "GreedyAgent", "MonteCarloAgent", "RandomAgent", "SimpleAgent", "legal_actions", "make_agent", "parse_spec", "register"]
