@@ -1,0 +1,192 @@
+"""``montecarlo``: determinized sampling with greedy rollouts (the strongest baseline).
+
+Exact policy, everything read from :func:`ginenv.decode` of the observation:
+
+* A single legal action is played at once; **big gin** when legal, then **gin** (a knock
+  leaving no deadwood) when legal, are played without search.
+* **Candidates.**  Upcard offer / draw: take the face-up card, and pass / draw from the
+  stock.  Discard: the ``greedy`` agent's own choice (default parameters), the greedy
+  knock (least deadwood left) if a knock is legal, and the ``candidates`` best plain
+  discards under the literal greedy order (least residual deadwood, then least danger,
+  then highest value, …); duplicates removed, in that order.
+* **Sampling.**  ``samples`` times: deal the cards I cannot see — all but my hand, the
+  discard pile and the cards the opponent is known to hold — uniformly at random into the
+  opponent's hidden cards (10 minus the known ones) and a stock of the observed size.  That
+  is a full hand consistent with the observation, built with
+  :meth:`ginenv.hand.HandState.from_position` (my seat, the phase, the card I may not
+  discard, the opponent's known picks, discards and declines, the discard history; the
+  observed knock limit; no Oklahoma doubling).
+* **Rollouts.**  In every sampled hand each candidate is applied and the hand is played to
+  its end by ``greedy:lookahead=false`` for both seats (the cheap form of the greedy policy,
+  sharing its code through :class:`agents.greedy.Seen`); its value is the hand's points
+  under ``ruleset`` from my side (+ won, - lost, 0 dead).  Every candidate sees the same
+  samples (common random numbers).
+* **Choice**: the candidate with the highest total value; ties go to the earlier candidate
+  (the greedy choice first).  Randomness comes only from the agent's own seeded generator,
+  so a seeded agent is reproducible.
+
+Parameters (by spec, e.g. ``"montecarlo:samples=64"``): ``samples`` (default 32),
+``candidates`` (plain discards searched, default 4), ``ruleset`` (the scoring of the
+simulated hands: a preset name, default ``"pagat"``; the observation does not carry the
+bonuses).
+
+>>> import ginenv
+>>> env = ginenv.env(); env.reset(seed=0)
+>>> agent = MonteCarloAgent(seed=0, samples=4)
+>>> observation = env.observe(env.agent_selection)
+>>> int(observation["action_mask"][agent.act(observation)])
+1
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from ginenv.cards import mask_to_cards
+from ginenv.encoding import ObservationView, decode
+from ginenv.hand import HandState
+from ginenv.melds import discard_deadwoods
+from ginenv.rules import PRESETS, resolve_ruleset
+
+from .base import Observation, legal_actions, register
+from .greedy import GreedyAgent, Seen
+
+ME, OPPONENT = 0, 1
+
+
+def seen_of(state: HandState, seat: int, scores: tuple[int, int] = (0, 0), target: int = 0) -> Seen:
+    """What ``seat`` knows of a (simulated) hand, as the greedy policy reads it."""
+    opp, pile = 1 - seat, state.pile
+    pile_mask = 0
+    for card in pile:
+        pile_mask |= 1 << card
+    taken = state.taken if state.taken >= 0 and state.current_player == seat else None
+    return Seen(state.phase, state.hands[seat], pile[-1] if pile else None, pile_mask,
+                tuple(mask_to_cards(state.picked[opp])), tuple(mask_to_cards(state.discarded[opp])),
+                tuple(mask_to_cards(state.declined[opp])), taken, len(state.stock), state.knock_limit,
+                scores, target)
+
+
+def rollout(state: HandState, policy: GreedyAgent, scores: tuple[int, int] = (0, 0), target: int = 0) -> int:
+    """Play ``state`` to the end with ``policy`` for both seats; the points from seat 0's side."""
+    other = (scores[1], scores[0])
+    while not state.is_over:
+        seat = state.current_player
+        seen = seen_of(state, seat, scores if seat == ME else other, target)  # type: ignore[arg-type]
+        state.apply_action(policy.choose(seen, state.legal_actions()))
+    result = state.result
+    if result is None or result.winner is None:
+        return 0
+    return result.points if result.winner == ME else -result.points
+
+
+class MonteCarloAgent:
+    """``montecarlo``: determinized sampling with greedy rollouts (policy in the module docstring).
+
+    Args:
+        seed: seeds the agent's own generator (the samples).
+        samples: sampled hands per decision.
+        candidates: plain discards searched (besides greedy's choice and the knock).
+        ruleset: preset name whose scoring the simulated hands use.
+    """
+
+    def __init__(self, seed: Optional[int] = None, *, samples: int = 32, candidates: int = 4,
+                 margin: float = 2.0, ruleset: str = "pagat") -> None:
+        for key, value in (("samples", samples), ("candidates", candidates)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"montecarlo: {key} must be an int >= 1, got {value!r}")
+        if ruleset not in PRESETS:
+            raise ValueError(f"montecarlo: ruleset must be one of {sorted(PRESETS)}, got {ruleset!r}")
+        self.name = "montecarlo"
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or margin < 0:
+            raise ValueError(f"montecarlo: margin must be a number >= 0, got {margin!r}")
+        self.samples, self.candidates, self.margin = samples, candidates, float(margin)
+        self.ruleset = resolve_ruleset(ruleset)
+        self._rng = np.random.default_rng(seed)
+        self._guide = GreedyAgent()
+        self._rollout = GreedyAgent(lookahead=False)
+
+    def act(self, observation: Observation) -> int:
+        legal = legal_actions(observation).tolist()
+        if len(legal) == 1:
+            return legal[0]
+        if BIG_GIN in legal:
+            return BIG_GIN
+        view = decode(observation)
+        seen = Seen.from_view(view)
+        after = discard_deadwoods(seen.hand_mask) if view.phase == "discard" else {}
+        knock = GreedyAgent.knock_card(legal, after) if after else None
+        if knock is not None and after[knock] == 0:
+            return KNOCK_BASE + knock
+        options = self.candidate_actions(seen, legal, after, knock)
+        if len(options) == 1:
+            return options[0]
+        values = np.zeros((len(options), self.samples))
+        for s in range(self.samples):
+            state = self.sample(view, legal)
+            for i, action in enumerate(options):
+                simulated = state.clone()
+                simulated.apply_action(action)
+                values[i, s] = rollout(simulated, self._rollout, view.scores, view.target)
+        return options[self.pick(values)]
+
+    def pick(self, values: np.ndarray) -> int:
+        """Row of the chosen candidate: the best mean among those that beat row 0 (greedy's
+        choice) by more than ``margin`` standard errors of the paired differences; else 0."""
+        best, best_mean = 0, 0.0
+        n = values.shape[1]
+        for i in range(1, values.shape[0]):
+            diff = values[i] - values[0]
+            mean = float(diff.mean())
+            error = float(diff.std(ddof=1)) / np.sqrt(n) if n > 1 else 0.0
+            if mean > self.margin * error and mean > best_mean:
+                best, best_mean = i, mean
+        return best
+
+    def candidate_actions(self, seen: Seen, legal: Sequence[int], after: dict[int, int],
+                          knock: Optional[int]) -> list[int]:
+        """The actions searched, in tie-break order (see the module docstring)."""
+        options = [self._guide.choose(seen, legal)]
+        if seen.phase in ("offer", "draw"):
+            return options + [a for a in (TAKE_DISCARD, PASS, DRAW_STOCK) if a in legal and a != options[0]]
+        if knock is not None:
+            options.append(KNOCK_BASE + knock)
+        discards = [a - DISCARD_BASE for a in legal if DISCARD_BASE <= a < KNOCK_BASE]
+        key = self._rollout.discard_key(seen, after)
+        options += [DISCARD_BASE + c for c in sorted(discards, key=key)[:self.candidates]]
+        return list(dict.fromkeys(options))
+
+    def sample(self, view: ObservationView, legal: Sequence[int]) -> HandState:
+        """One full hand consistent with the observation, me as seat 0."""
+        pile = [c for c in view.pile_rest] + ([view.top_discard] if view.top_discard is not None else [])
+        known = set(view.hand) | set(pile) | set(view.opp_picked)
+        unknown = [c for c in range(52) if c not in known]
+        hidden = 10 - len(view.opp_picked)
+        if hidden < 0 or len(unknown) != hidden + view.stock_size:
+            raise ValueError(f"montecarlo: the observation is inconsistent ({len(unknown)} unknown cards for "
+                             f"{hidden} hidden and a stock of {view.stock_size})")
+        order = self._rng.permutation(len(unknown))
+        dealt = [unknown[i] for i in order]
+        mine = list(view.hand)
+        state = HandState.from_position(
+            dealer=ME if view.is_dealer else OPPONENT, hands=[mine, list(view.opp_picked) + dealt[:hidden]],
+            stock=dealt[hidden:], pile=pile, current_player=ME, phase=view.phase, ruleset=self.ruleset,
+            first_upcard=pile[0] if pile else (view.no_discard if view.no_discard is not None else mine[0]),
+            taken=view.no_discard, forced_draw=view.phase == "draw" and TAKE_DISCARD not in legal,
+            passes=1 if view.phase == "offer" and view.is_dealer else 0,
+            picked=[(), view.opp_picked], discarded=[view.my_discards, view.opp_discards],
+            declined=[(), view.opp_declined],
+            history=[(OPPONENT if by_opp else ME, card) for by_opp, card in reversed(view.history)])
+        state.knock_limit = view.knock_limit
+        state.doubled = False
+        return state
+
+    def reset(self) -> None:
+        pass
+
+
+register("montecarlo", MonteCarloAgent)
+
+__all__ = ["MonteCarloAgent", "rollout", "seen_of"]
