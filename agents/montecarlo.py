@@ -4,31 +4,40 @@ Exact policy, everything read from :func:`ginenv.decode` of the observation:
 
 * A single legal action is played at once; **big gin** when legal, then **gin** (a knock
   leaving no deadwood) when legal, are played without search.
-* **Candidates.**  Upcard offer / draw: take the face-up card, and pass / draw from the
-  stock.  Discard: the ``greedy`` agent's own choice (default parameters), the greedy
-  knock (least deadwood left) if a knock is legal, and the ``candidates`` best plain
-  discards under the literal greedy order (least residual deadwood, then least danger,
-  then highest value, …); duplicates removed, in that order.
+* **Candidates**, in this order, duplicates removed: first the ``greedy`` agent's own
+  choice (default parameters).  Upcard offer / draw: then the other of take the face-up
+  card / pass or draw from the stock.  Discard: then the greedy knock (least deadwood
+  left) if a knock is legal, and the ``candidates`` best plain discards under the literal
+  greedy order (least residual deadwood, then least danger, then highest value, …).
 * **Sampling.**  ``samples`` times: deal the cards I cannot see — all but my hand, the
   discard pile and the cards the opponent is known to hold — uniformly at random into the
   opponent's hidden cards (10 minus the known ones) and a stock of the observed size.  That
   is a full hand consistent with the observation, built with
   :meth:`ginenv.hand.HandState.from_position` (my seat, the phase, the card I may not
   discard, the opponent's known picks, discards and declines, the discard history; the
-  observed knock limit; no Oklahoma doubling).
+  observed knock limit; no Oklahoma doubling).  With ``believe`` > 0 the deal is also
+  filtered by the opponent's behaviour: it is kept with probability
+  ``(1 - believe) ** k``, ``k`` the cards they passed over or discarded that would make a
+  meld with the hand it gives them (up to 20 tries).
 * **Rollouts.**  In every sampled hand each candidate is applied and the hand is played to
   its end by ``greedy:lookahead=false`` for both seats (the cheap form of the greedy policy,
   sharing its code through :class:`agents.greedy.Seen`); its value is the hand's points
   under ``ruleset`` from my side (+ won, - lost, 0 dead).  Every candidate sees the same
   samples (common random numbers).
-* **Choice**: the candidate with the highest total value; ties go to the earlier candidate
-  (the greedy choice first).  Randomness comes only from the agent's own seeded generator,
-  so a seeded agent is reproducible.
+* **Choice**: greedy's own choice, unless other candidates beat it on the paired
+  per-sample differences by more than ``margin`` standard errors; then the one of those
+  with the best mean.  (Picking the plain best mean switched on noise and lost to
+  ``greedy``.)  Randomness comes only from the agent's own seeded generator, so a seeded
+  agent is reproducible.
 
-Parameters (by spec, e.g. ``"montecarlo:samples=64"``): ``samples`` (default 32),
-``candidates`` (plain discards searched, default 4), ``ruleset`` (the scoring of the
-simulated hands: a preset name, default ``"pagat"``; the observation does not carry the
-bonuses).
+Parameters (by spec, e.g. ``"montecarlo:samples=128,margin=2"``): ``samples`` (default 64),
+``candidates`` (plain discards searched, default 4), ``margin`` (default 1.5), ``believe``
+(default 0: uniform sampling), ``ruleset`` (the scoring of the simulated hands: a preset
+name, default ``"pagat"``; the observation does not carry the bonuses).
+
+Measured (``pagat``, 300 mirrored pairs of single hands against ``greedy``, seeds
+10000-10299): ``samples=64,margin=1.5`` +1.4 ± 1.1 points per hand, ``samples=32,margin=2``
++0.9 ± 0.8 — ahead of ``greedy``, by little; about 0.1 s per searched decision at 64 samples.
 
 >>> import ginenv
 >>> env = ginenv.env(); env.reset(seed=0)
@@ -52,6 +61,7 @@ from ginenv.rules import PRESETS, resolve_ruleset
 
 from .base import Observation, legal_actions, register
 from .greedy import GreedyAgent, Seen
+from .simple import completes_meld
 
 ME, OPPONENT = 0, 1
 
@@ -92,8 +102,8 @@ class MonteCarloAgent:
         ruleset: preset name whose scoring the simulated hands use.
     """
 
-    def __init__(self, seed: Optional[int] = None, *, samples: int = 32, candidates: int = 4,
-                 margin: float = 2.0, ruleset: str = "pagat") -> None:
+    def __init__(self, seed: Optional[int] = None, *, samples: int = 64, candidates: int = 4,
+                 margin: float = 1.5, believe: float = 0.0, ruleset: str = "pagat") -> None:
         for key, value in (("samples", samples), ("candidates", candidates)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"montecarlo: {key} must be an int >= 1, got {value!r}")
@@ -102,7 +112,9 @@ class MonteCarloAgent:
         self.name = "montecarlo"
         if isinstance(margin, bool) or not isinstance(margin, (int, float)) or margin < 0:
             raise ValueError(f"montecarlo: margin must be a number >= 0, got {margin!r}")
-        self.samples, self.candidates, self.margin = samples, candidates, float(margin)
+        if isinstance(believe, bool) or not isinstance(believe, (int, float)) or not 0 <= believe <= 1:
+            raise ValueError(f"montecarlo: believe must be a number in 0..1, got {believe!r}")
+        self.samples, self.candidates, self.margin, self.believe = samples, candidates, float(margin), float(believe)
         self.ruleset = resolve_ruleset(ruleset)
         self._rng = np.random.default_rng(seed)
         self._guide = GreedyAgent()
@@ -167,8 +179,7 @@ class MonteCarloAgent:
         if hidden < 0 or len(unknown) != hidden + view.stock_size:
             raise ValueError(f"montecarlo: the observation is inconsistent ({len(unknown)} unknown cards for "
                              f"{hidden} hidden and a stock of {view.stock_size})")
-        order = self._rng.permutation(len(unknown))
-        dealt = [unknown[i] for i in order]
+        dealt = self._deal_unknown(view, unknown, hidden)
         mine = list(view.hand)
         state = HandState.from_position(
             dealer=ME if view.is_dealer else OPPONENT, hands=[mine, list(view.opp_picked) + dealt[:hidden]],
@@ -182,6 +193,28 @@ class MonteCarloAgent:
         state.knock_limit = view.knock_limit
         state.doubled = False
         return state
+
+    def _deal_unknown(self, view: ObservationView, unknown: list[int], hidden: int) -> list[int]:
+        """The unknown cards in a random order (the first ``hidden`` go to the opponent).
+
+        With ``believe`` > 0, an order is accepted with probability ``(1 - believe) ** k``,
+        ``k`` the cards the opponent passed over or discarded that would make a meld with the
+        hand it gets; up to 20 tries, then the last order is kept."""
+        known = 0
+        for card in view.opp_picked:
+            known |= 1 << card
+        gone = view.opp_declined + view.opp_discards
+        for _ in range(20):
+            dealt = [unknown[i] for i in self._rng.permutation(len(unknown))]
+            if self.believe <= 0 or not gone:
+                return dealt
+            hand = known
+            for card in dealt[:hidden]:
+                hand |= 1 << card
+            misses = sum(completes_meld(hand, card) for card in gone)
+            if misses == 0 or self._rng.random() < (1.0 - self.believe) ** misses:
+                return dealt
+        return dealt
 
     def reset(self) -> None:
         pass
