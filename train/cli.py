@@ -17,7 +17,7 @@ import json
 import sys
 import time
 from collections import Counter
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 from tqdm import tqdm
@@ -55,34 +55,23 @@ AGENT_HELP = ('agent spec "name" or "name:key=value,...", e.g. "random" or "mont
               "(see agents.make_agent)")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
+def _bounded(kind: type, minimum: float, label: str) -> Any:
+    """An argparse type: ``kind(text)`` that must be at least ``minimum`` (``label`` names it)."""
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a {label}, got {text!r}") from None
+        if not value >= minimum:
+            raise argparse.ArgumentTypeError(f"must be a {label}, got {text}")
+        return value
+    parse.__name__ = label.replace(" ", "_")
+    return parse
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative number, got {text}")
-    return value
+_positive_int = _bounded(int, 1, "positive integer")
+_non_negative_int = _bounded(int, 0, "non-negative integer")
+_non_negative_float = _bounded(float, 0.0, "non-negative number")
 
 
 def _add_match_options(parser: argparse.ArgumentParser, games_help: str) -> None:
