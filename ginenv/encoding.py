@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 import numpy as np
+from numba import njit
 
-from .cards import CARD_TEXTS, mask_to_cards
+from . import core
+from .cards import CARD_TEXTS
 from .hand import DISCARD, DRAW, OFFER, HandState
 
 HISTORY_LENGTH = 32
@@ -67,10 +69,7 @@ def _offsets() -> dict[str, slice]:
 SLICES: dict[str, slice] = _offsets()
 """Name -> slice of the observation vector."""
 OBSERVATION_SIZE = sum(size for _, size, *_ in LAYOUT)
-NUM_BITS = sum(size for _, size, kind, *_ in LAYOUT if kind == "bits")
-_BYTES = (NUM_BITS + 7) // 8
 _SHIFT = {name: s.start for name, s in SLICES.items()}
-_PHASE_BIT = {phase: 1 << (_SHIFT["phase"] + i) for i, phase in enumerate(PHASES)}
 
 
 @dataclass(frozen=True)
@@ -81,112 +80,88 @@ class MatchInfo:
     hands_won: tuple[int, int] = (0, 0)
     target: int = 0
 
+    def as_array(self) -> np.ndarray:
+        """``[score0, score1, won0, won1, target]`` as int64 (what the compiled encoder reads)."""
+        return np.array([*self.scores, *self.hands_won, self.target], dtype=np.int64)
+
 
 NO_MATCH = MatchInfo()
 
 
-_TOP, _REST, _MINE, _THEIRS, _PICKED, _DECLINED, _NO_DISCARD, _HIST, _BY_OPP, _MY_TURN, _DEALER, _KNOCK = (
-    _SHIFT[name] for name in ("top_discard", "pile_rest", "my_discards", "opp_discards", "opp_picked",
-                              "opp_declined", "no_discard", "history_cards", "history_by_opp", "my_turn",
-                              "is_dealer", "knock_limit"))
+(_HAND, _TOP, _REST, _MINE, _THEIRS, _PICKED, _DECLINED, _NO_DISCARD, _HIST, _BY_OPP, _PHASE, _MY_TURN, _DEALER,
+ _KNOCK, _STOCK_SIZE, _HISTORY_LENGTH, _SCORES, _HANDS_WON, _TARGET) = (
+    _SHIFT[name] for name in ("hand", "top_discard", "pile_rest", "my_discards", "opp_discards", "opp_picked",
+                              "opp_declined", "no_discard", "history_cards", "history_by_opp", "phase", "my_turn",
+                              "is_dealer", "knock_limit", "stock_size", "history_length", "scores", "hands_won",
+                              "target"))
+_SCALE = {name: scale for name, _, _, scale, _ in LAYOUT}
+_STOCK_SCALE, _LENGTH_SCALE, _SCORE_SCALE, _WON_SCALE, _TARGET_SCALE = (
+    _SCALE[name] for name in ("stock_size", "history_length", "scores", "hands_won", "target"))
 
 
-_ROWS_MASK = (1 << 52 * HISTORY_LENGTH) - 1
-_ROW_FLAGS = (1 << HISTORY_LENGTH) - 1
+@njit(cache=True)
+def _put_cards(mask: int, out: np.ndarray, start: int) -> None:
+    for card in range(52):
+        if mask >> card & 1:
+            out[start + card] = 1.0
 
 
-class HistoryPacker:
-    """Packs a hand's face-up discard history into the ``history_*`` pieces, incrementally.
-
-    The history of a hand only grows, so each call folds in the new discards only
-    (one shift each); a different history list (new hand, clone) is packed afresh.
-    Keep one packer per game being encoded; a packer is an optimisation only.
-    """
-
-    __slots__ = ("_history", "_count", "_rows", "_by_seat1")
-
-    def __init__(self) -> None:
-        self._history: Optional[list] = None
-        self._count = self._rows = self._by_seat1 = 0
-
-    def pack(self, history: list, seat: int) -> tuple[int, int]:
-        """``(rows, by_opp)``: one-hot rows (most recent first) and the opponent-row flags."""
-        start = self._count
-        if history is not self._history or len(history) < start:
-            self._history, self._rows, self._by_seat1 = history, 0, 0
-            start = max(0, len(history) - HISTORY_LENGTH)
-        rows, by_seat1 = self._rows, self._by_seat1
-        for who, card in history[start:]:
-            rows = (rows << 52 | 1 << card) & _ROWS_MASK
-            by_seat1 = (by_seat1 << 1 | who) & _ROW_FLAGS
-        self._count, self._rows, self._by_seat1 = len(history), rows, by_seat1
-        if seat == 1:
-            return rows, ~by_seat1 & ((1 << min(len(history), HISTORY_LENGTH)) - 1)
-        return rows, by_seat1
-
-
-def observation_bits(state: HandState, seat: int, packer: Optional[HistoryPacker] = None) -> int:
-    """All 0/1 pieces of ``seat``'s observation packed in one int (bit i = entry i)."""
+@njit(cache=True)
+def write_observation(row: np.ndarray, seat: int, match: np.ndarray, out: np.ndarray) -> None:
+    """Fill ``out`` (float32[OBSERVATION_SIZE]) with ``seat``'s observation of a hand's core
+    row (:mod:`ginenv.core`); ``match`` is :meth:`MatchInfo.as_array`."""
     opp = 1 - seat
-    pile = state.pile
-    pile_mask = 0
-    for card in pile:
-        pile_mask |= 1 << card
-    top = 1 << pile[-1] if pile else 0
-    bits = (state.hands[seat] | top << _TOP | (pile_mask & ~top) << _REST
-            | state.discarded[seat] << _MINE | state.discarded[opp] << _THEIRS
-            | state.picked[opp] << _PICKED | state.declined[opp] << _DECLINED
-            | 1 << (_KNOCK + state.knock_limit))
-    if state.current_player == seat:
-        bits |= _PHASE_BIT[state.phase] | 1 << _MY_TURN
-        if state.taken >= 0:
-            bits |= 1 << (_NO_DISCARD + state.taken)
-    if state.dealer == seat:
-        bits |= 1 << _DEALER
-    rows, by_opp = (packer or HistoryPacker()).pack(state.history, seat)
-    return bits | rows << _HIST | by_opp << _BY_OPP
+    out[:] = 0.0
+    _put_cards(row[core.HAND + seat], out, _HAND)
+    piled = row[core.PILE_LEN]
+    for i in range(piled):
+        out[(_TOP if i == piled - 1 else _REST) + row[core.PILE + i]] = 1.0
+    _put_cards(row[core.DISCARDED + seat], out, _MINE)
+    _put_cards(row[core.DISCARDED + opp], out, _THEIRS)
+    _put_cards(row[core.PICKED + opp], out, _PICKED)
+    _put_cards(row[core.DECLINED + opp], out, _DECLINED)
+    if row[core.CURRENT] == seat:
+        out[_PHASE + row[core.PHASE]] = 1.0
+        out[_MY_TURN] = 1.0
+        if row[core.TAKEN] >= 0:
+            out[_NO_DISCARD + row[core.TAKEN]] = 1.0
+    if row[core.DEALER] == seat:
+        out[_DEALER] = 1.0
+    out[_KNOCK + row[core.KNOCK_LIMIT]] = 1.0
+    count = row[core.HISTORY_LEN]
+    for i in range(min(count, HISTORY_LENGTH)):
+        entry = row[core.HISTORY + count - 1 - i]
+        out[_HIST + 52 * i + (entry & 63)] = 1.0
+        if entry >> 6 == opp:
+            out[_BY_OPP + i] = 1.0
+    out[_STOCK_SIZE] = row[core.STOCK_LEN] / _STOCK_SCALE
+    out[_HISTORY_LENGTH] = count / _LENGTH_SCALE
+    out[_SCORES] = match[seat] / _SCORE_SCALE
+    out[_SCORES + 1] = match[opp] / _SCORE_SCALE
+    out[_HANDS_WON] = match[2 + seat] / _WON_SCALE
+    out[_HANDS_WON + 1] = match[2 + opp] / _WON_SCALE
+    out[_TARGET] = match[4] / _TARGET_SCALE
 
 
-def observation_numbers(state: HandState, seat: int, match: MatchInfo = NO_MATCH) -> tuple[float, ...]:
-    """The scaled pieces of ``seat``'s observation, in layout order."""
-    scores, won, opp = match.scores, match.hands_won, 1 - seat
-    return (len(state.stock) / 31, len(state.history) / 100, scores[seat] / 100, scores[opp] / 100,
-            won[seat] / 10, won[opp] / 10, match.target / 100)
+@njit(cache=True)
+def write_many(rows: np.ndarray, matches: np.ndarray, big_gin: bool, obs: np.ndarray, masks: np.ndarray,
+               to_act: np.ndarray) -> None:
+    """For every game ``i``: the seat to act in ``rows[i]`` into
+    ``to_act[i]``, its observation into ``obs[i]`` and its action mask into ``masks[i]``."""
+    for i in range(rows.shape[0]):
+        seat = rows[i, core.CURRENT]
+        to_act[i] = seat
+        write_observation(rows[i], seat, matches[i], obs[i])
+        core.write_mask(rows[i], big_gin, masks[i])
 
 
 def encode(state: HandState, seat: int, match: MatchInfo = NO_MATCH,
-           out: Optional[np.ndarray] = None, packer: Optional[HistoryPacker] = None) -> np.ndarray:
+           out: Optional[np.ndarray] = None) -> np.ndarray:
     """The observation vector of ``seat`` (only what that seat may know)."""
     if out is None:
         out = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-    bits = observation_bits(state, seat, packer)
-    out[:NUM_BITS] = np.unpackbits(np.frombuffer(bits.to_bytes(_BYTES, "little"), np.uint8),
-                                   count=NUM_BITS, bitorder="little")
-    out[NUM_BITS:] = observation_numbers(state, seat, match)
+    write_observation(state.row, seat, match.as_array(), out)
     return out
-
-
-_MASK_BYTES = 14  # 108 action bits
-
-
-def action_mask(bits: int) -> np.ndarray:
-    """The int8[108] action mask of a legal-action bit set (``HandState.legal_action_bits``)."""
-    return np.unpackbits(np.frombuffer(bits.to_bytes(_MASK_BYTES, "little"), np.uint8), count=108,
-                         bitorder="little").view(np.int8)
-
-
-def encode_many(bits: Sequence[int], numbers: Sequence[Sequence[float]], out: np.ndarray,
-                mask_bits: Sequence[int], masks_out: np.ndarray) -> None:
-    """Fill ``out[i]`` (observations) and ``masks_out[i]`` (action masks) for many seats at once
-    from :func:`observation_bits`, :func:`observation_numbers` and legal-action bits: one unpack
-    for the whole batch."""
-    width = _BYTES + _MASK_BYTES
-    raw = b"".join(b.to_bytes(_BYTES, "little") + m.to_bytes(_MASK_BYTES, "little")
-                   for b, m in zip(bits, mask_bits))
-    unpacked = np.unpackbits(np.frombuffer(raw, np.uint8).reshape(len(bits), width), axis=1, bitorder="little")
-    out[:, :NUM_BITS] = unpacked[:, :NUM_BITS]
-    out[:, NUM_BITS:] = numbers
-    masks_out[:] = unpacked[:, _BYTES * 8:_BYTES * 8 + 108]
 
 
 @dataclass(frozen=True)
@@ -267,4 +242,4 @@ def layout_table() -> str:
 
 
 __all__ = ["LAYOUT", "SLICES", "OBSERVATION_SIZE", "HISTORY_LENGTH", "MatchInfo", "ObservationView",
-           "HistoryPacker", "action_mask", "encode", "encode_many", "observation_bits", "observation_numbers", "decode", "layout_table"]
+           "encode", "write_observation", "write_many", "decode", "layout_table"]

@@ -39,7 +39,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
-from .encoding import LAYOUT, NO_MATCH, OBSERVATION_SIZE, HistoryPacker, MatchInfo, action_mask, encode
+from .core import write_mask
+from .encoding import LAYOUT, NO_MATCH, OBSERVATION_SIZE, MatchInfo, write_observation
 from .hand import Deal, HandState
 from .match import MatchState
 from .render import render_hand
@@ -100,8 +101,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._np_random: Optional[np.random.Generator] = None
         self._match: Optional[MatchState] = None
         self._hand: Optional[HandState] = None
-        self._match_view = NO_MATCH
-        self._packer = HistoryPacker()
+        self._match_view = NO_MATCH.as_array()
         self._just_finished: Optional[HandState] = None
 
     # ----- PettingZoo API ------------------------------------------------
@@ -150,15 +150,19 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def _update_match_view(self) -> None:
         """Refresh the game-mode numbers shown in observations (they change only between hands)."""
         match = self._match
-        self._match_view = NO_MATCH if match is None else MatchInfo(
-            (match.scores[0], match.scores[1]), (match.hands_won[0], match.hands_won[1]), self.ruleset.target)
+        self._match_view = (NO_MATCH if match is None else MatchInfo(
+            (match.scores[0], match.scores[1]), (match.hands_won[0], match.hands_won[1]), self.ruleset.target)).as_array()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         hand = self.hand
         acting = hand.current_player == seat and not self.terminations[agent] and not self.truncations[agent]
-        mask = action_mask(hand.legal_action_bits() if acting else 0)
-        return {"observation": encode(hand, seat, self._match_view, packer=self._packer), "action_mask": mask}
+        observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+        write_observation(hand.row, seat, self._match_view, observation)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if acting:
+            write_mask(hand.row, self.ruleset.big_gin, mask)
+        return {"observation": observation, "action_mask": mask}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

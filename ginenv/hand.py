@@ -13,15 +13,17 @@ from dataclasses import dataclass
 from operator import index as as_index
 from typing import Any, Optional, Sequence
 
+import numpy as np
+
 from .actions import (BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD,
                       IllegalActionError, action_text)
 from .cards import CARD_TEXTS, CARD_VALUES, CardLike, mask_to_cards, parse_card, suit_of
-from .melds import discard_deadwoods, mask_best_melds, mask_deadwood, meld_sort_key, ordered_cards
+from . import core
+from .melds import mask_best_melds, mask_deadwood, meld_sort_key, ordered_cards
 from .rules import Ruleset, resolve_ruleset
 from .scoring import best_defence, knocker_arrangement, unseen_by_knocker
 
 OFFER, DRAW, DISCARD, OVER = "offer", "draw", "discard", "over"
-STOCK_LEFT_AT_DEAD_HAND = 2
 SPADES = 3
 
 
@@ -143,41 +145,70 @@ class Deal:
                 "upcard": CARD_TEXTS[self.upcard], "stock": [CARD_TEXTS[c] for c in self.stock]}
 
 
+def _field(index: int, doc: str, kind: type = int, settable: bool = False) -> property:
+    """A property reading (and optionally writing) one header field of the state's core row."""
+    def get(self: "HandState") -> Any:
+        return kind(self.row[index])
+
+    def put(self: "HandState", value: Any) -> None:
+        self.row[index] = value
+
+    return property(get, put if settable else None, doc=doc)
+
+
+def _pair(index: int, doc: str) -> property:
+    """A property giving the two per-seat masks at ``index`` as a list ``[seat 0, seat 1]``."""
+    return property(lambda self: self.row[index:index + 2].tolist(), doc=doc)
+
+
 class HandState:
     """The full (true) state of one hand; only the engine and the env see it.
 
-    Hands are 52-bit card masks.  The stock and pile are lists with the top card
-    at the end.  Per seat the state also tracks what the *opponent* knows of it:
-    ``picked[s]`` cards seat s took from the pile and still holds, ``discarded[s]``
-    cards it discarded face up, ``declined[s]`` upcards/discards it passed over.
+    The state lives in one int64 row of the compiled core (:mod:`ginenv.core`, which
+    also does the transitions); the attributes below read it.  Hands are 52-bit card
+    masks.  The stock and pile are lists with the top card at the end.  Per seat the
+    state also tracks what the *opponent* knows of it: ``picked[s]`` cards seat s took
+    from the pile and still holds, ``discarded[s]`` cards it discarded face up,
+    ``declined[s]`` upcards/discards it passed over.
     """
 
-    __slots__ = ("ruleset", "deal", "position", "dealer", "hands", "stock", "pile", "phase", "current_player",
-                 "passes", "forced_draw", "taken", "knock_limit", "doubled", "turns", "picked",
-                 "discarded", "declined", "history", "events", "result")
+    __slots__ = ("ruleset", "deal", "position", "row", "result")
+
+    dealer = _field(core.DEALER, "Seat that dealt this hand.")
+    passes = _field(core.PASSES, "Passes on the first upcard so far (R11).")
+    forced_draw = _field(core.FORCED, "Both passed the upcard: the non-dealer must draw from the stock.", bool)
+    taken = _field(core.TAKEN, "Card just taken from the pile (may not be discarded, R12), else -1.")
+    knock_limit = _field(core.KNOCK_LIMIT, "This hand's knock limit.", int, settable=True)
+    doubled = _field(core.DOUBLED, "Oklahoma: a spade first upcard doubles the points.", bool, settable=True)
+    turns = _field(core.TURNS, "Draws so far this hand.")
+    hands = _pair(core.HAND, "Card masks of both seats.")
+    picked = _pair(core.PICKED, "Per seat: cards it took from the pile and still holds.")
+    discarded = _pair(core.DISCARDED, "Per seat: cards it discarded face up.")
+    declined = _pair(core.DECLINED, "Per seat: upcards / pile tops it passed over.")
 
     def __init__(self, deal: Deal, ruleset: Ruleset | str | None = None) -> None:
         self.ruleset = resolve_ruleset(ruleset)
         self.deal: Optional[Deal] = deal
         self.position: Optional[dict[str, Any]] = None
-        self.dealer = deal.dealer
-        self.hands = [sum(1 << c for c in deal.hands[0]), sum(1 << c for c in deal.hands[1])]
-        self.stock = list(reversed(deal.stock))
-        self.pile = [deal.upcard]
-        self.phase = OFFER
-        self.current_player: Optional[int] = 1 - deal.dealer
-        self.passes = 0
-        self.forced_draw = False
-        self.taken = -1
-        self.knock_limit = self._knock_limit_for(deal.upcard)
-        self.doubled = self.ruleset.spade_double and suit_of(deal.upcard) == SPADES
-        self.turns = 0
-        self.picked = [0, 0]
-        self.discarded = [0, 0]
-        self.declined = [0, 0]
-        self.history: list[tuple[int, int]] = []
-        self.events: list[dict[str, Any]] = []
         self.result: Optional[HandResult] = None
+        row = self.row = core.new_row(*core.capacities(self.ruleset.max_turns_per_hand))
+        row[core.DEALER] = deal.dealer
+        row[core.HAND] = sum(1 << c for c in deal.hands[0])
+        row[core.HAND + 1] = sum(1 << c for c in deal.hands[1])
+        row[core.STOCK:core.STOCK + 31] = deal.stock[::-1]
+        row[core.STOCK_LEN] = 31
+        row[core.PILE], row[core.PILE_LEN] = deal.upcard, 1
+        row[core.PHASE], row[core.CURRENT] = core.OFFER, 1 - deal.dealer
+        self._set_first_upcard(deal.upcard)
+
+    def _set_first_upcard(self, upcard: int) -> None:
+        """The knock limit (Oklahoma: the upcard's value) and spade doubling of this hand."""
+        limit = self.ruleset.knock_limit
+        if limit == "upcard":
+            value = CARD_VALUES[upcard]
+            limit = 0 if value == 1 else value
+        self.row[core.KNOCK_LIMIT] = limit
+        self.row[core.DOUBLED] = self.ruleset.spade_double and suit_of(upcard) == SPADES
 
     # ----- construction -------------------------------------------------
     @classmethod
@@ -225,6 +256,7 @@ class HandState:
             pile_cards = [parse_card(c) for c in pile]
             upcard = parse_card(first_upcard) if first_upcard is not None else (pile_cards or [None])[0]
             taken_card = parse_card(taken) if taken is not None else -1
+            history_cards = [(int(who), parse_card(card)) for who, card in history]
         except ValueError as err:
             raise ValueError(f"position: {err}") from None
         placed = cards[0] + cards[1] + stock_cards + pile_cards
@@ -238,26 +270,32 @@ class HandState:
                              f"(expected {expected})")
         if upcard is None or not pile_cards and phase != DISCARD:
             raise ValueError("position: the discard pile is empty; give first_upcard")
-        if len(stock_cards) <= STOCK_LEFT_AT_DEAD_HAND and phase == DRAW:
+        if len(stock_cards) <= core.STOCK_LEFT_AT_DEAD_HAND and phase == DRAW:
             raise ValueError("position: a draw needs more than two stock cards (R25)")
         if taken_card >= 0 and (phase != DISCARD or taken_card not in cards[current_player]):
             raise ValueError("position: taken must be a card in the hand of the player about to discard")
+        if any(who not in (0, 1) for who, _ in history_cards):
+            raise ValueError("position: history entries must be (seat 0 or 1, card)")
         state = cls.__new__(cls)
         state.ruleset = resolve_ruleset(ruleset)
-        state.deal = None
-        state.dealer, state.current_player, state.phase = dealer, current_player, phase
-        state.hands = [sum(1 << c for c in h) for h in cards]
-        state.stock = list(reversed(stock_cards))
-        state.pile = pile_cards
-        state.passes, state.forced_draw, state.taken, state.turns = passes, bool(forced_draw), taken_card, turns
-        state.knock_limit = state._knock_limit_for(upcard)
-        state.doubled = state.ruleset.spade_double and suit_of(upcard) == SPADES
-        state.picked = [sum(1 << parse_card(c) for c in seat) for seat in picked]
-        state.discarded = [sum(1 << parse_card(c) for c in seat) for seat in discarded]
-        state.declined = [sum(1 << parse_card(c) for c in seat) for seat in declined]
-        state.history = [(int(who), parse_card(card)) for who, card in history]
-        state.events = []
-        state.result = None
+        state.deal, state.result = None, None
+        turns_left = max(0, state.ruleset.max_turns_per_hand - turns)
+        history_room, events_room = core.capacities(turns_left + 1)
+        row = state.row = core.new_row(len(history_cards) + history_room, events_room)
+        row[core.DEALER], row[core.CURRENT], row[core.PHASE] = dealer, current_player, _PHASE_CODES[phase]
+        for seat in (0, 1):
+            row[core.HAND + seat] = sum(1 << c for c in cards[seat])
+            row[core.PICKED + seat] = sum(1 << parse_card(c) for c in picked[seat])
+            row[core.DISCARDED + seat] = sum(1 << parse_card(c) for c in discarded[seat])
+            row[core.DECLINED + seat] = sum(1 << parse_card(c) for c in declined[seat])
+        row[core.STOCK:core.STOCK + len(stock_cards)] = stock_cards[::-1]
+        row[core.STOCK_LEN] = len(stock_cards)
+        row[core.PILE:core.PILE + len(pile_cards)] = pile_cards
+        row[core.PILE_LEN] = len(pile_cards)
+        row[core.HISTORY:core.HISTORY + len(history_cards)] = [who * 64 + card for who, card in history_cards]
+        row[core.HISTORY_LEN] = len(history_cards)
+        row[core.PASSES], row[core.FORCED], row[core.TAKEN], row[core.TURNS] = passes, bool(forced_draw), taken_card, turns
+        state._set_first_upcard(upcard)
         texts = lambda cs: [CARD_TEXTS[c] for c in cs]  # noqa: E731
         state.position = {
             "dealer": dealer, "hands": [texts(h) for h in cards], "stock": texts(stock_cards),
@@ -267,38 +305,74 @@ class HandState:
             "picked": [texts(mask_to_cards(m)) for m in state.picked],
             "discarded": [texts(mask_to_cards(m)) for m in state.discarded],
             "declined": [texts(mask_to_cards(m)) for m in state.declined],
-            "history": [[who, CARD_TEXTS[card]] for who, card in state.history]}
+            "history": [[who, CARD_TEXTS[card]] for who, card in history_cards]}
         return state
-
-    def _knock_limit_for(self, upcard: int) -> int:
-        limit = self.ruleset.knock_limit
-        if limit == "upcard":
-            value = CARD_VALUES[upcard]
-            return 0 if value == 1 else value
-        return limit  # type: ignore[return-value]
 
     def clone(self) -> "HandState":
         """An independent copy."""
         other = HandState.__new__(HandState)
-        for name in self.__slots__:
-            setattr(other, name, getattr(self, name))
-        other.hands, other.stock, other.pile = list(self.hands), list(self.stock), list(self.pile)
-        other.picked, other.discarded, other.declined = list(self.picked), list(self.discarded), list(self.declined)
-        other.history, other.events = list(self.history), list(self.events)
+        other.ruleset, other.deal, other.position, other.result = self.ruleset, self.deal, self.position, self.result
+        other.row = self.row.copy()
         return other
+
+    def move_to(self, out: np.ndarray) -> None:
+        """Keep this state's row in ``out`` from now on (e.g. a row of a batch array, see
+        :mod:`ginenv.vector`); ``out`` must have the row's length."""
+        out[:] = self.row
+        self.row = out
 
     # ----- queries ------------------------------------------------------
     @property
+    def phase(self) -> str:
+        """``"offer"``, ``"draw"``, ``"discard"`` or ``"over"``."""
+        return _PHASE_NAMES[self.row[core.PHASE]]
+
+    @property
+    def current_player(self) -> Optional[int]:
+        """Seat to act; ``None`` once the hand is over."""
+        seat = int(self.row[core.CURRENT])
+        return None if seat < 0 else seat
+
+    @property
+    def stock(self) -> list[int]:
+        """The stock, top card last."""
+        return self.row[core.STOCK:core.STOCK + self.row[core.STOCK_LEN]].tolist()
+
+    @property
+    def pile(self) -> list[int]:
+        """The discard pile, top card last."""
+        return self.row[core.PILE:core.PILE + self.row[core.PILE_LEN]].tolist()
+
+    @property
+    def history(self) -> list[tuple[int, int]]:
+        """Face-up discards in order: ``(seat, card)``."""
+        entries = self.row[core.HISTORY:core.HISTORY + self.row[core.HISTORY_LEN]].tolist()
+        return [(entry >> 6, entry & 63) for entry in entries]
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Actions so far: ``{"player", "action"}`` plus ``"card"`` for the card drawn."""
+        start = int(self.row[core.EVENTS_AT])
+        out = []
+        for entry in self.row[start:start + self.row[core.EVENTS_LEN]].tolist():
+            event = {"player": entry & 1, "action": entry >> 1 & 127}
+            if entry >> 8:
+                event["card"] = (entry >> 8) - 1
+            out.append(event)
+        return out
+
+    @property
     def is_over(self) -> bool:
-        return self.phase == OVER
+        return self.row[core.PHASE] == core.OVER
 
     @property
     def top_discard(self) -> Optional[int]:
-        return self.pile[-1] if self.pile else None
+        count = self.row[core.PILE_LEN]
+        return int(self.row[core.PILE + count - 1]) if count else None
 
     def hand_cards(self, seat: int) -> list[int]:
         """Cards of a seat, ascending ints."""
-        return mask_to_cards(self.hands[seat])
+        return mask_to_cards(int(self.row[core.HAND + seat]))
 
     def legal_actions(self) -> list[int]:
         """Legal action ids, ascending (empty when the hand is over)."""
@@ -311,32 +385,16 @@ class HandState:
         >>> bin(HandState.random(np.random.default_rng(0)).legal_action_bits())   # take or pass
         '0b110'
         """
-        phase = self.phase
-        if phase == DRAW:
-            return 1 << DRAW_STOCK if self.forced_draw else 1 << DRAW_STOCK | 1 << TAKE_DISCARD
-        if phase == DISCARD:
-            hand = self.hands[self.current_player]  # type: ignore[index]
-            taken = self.taken
-            allowed = hand & ~(1 << taken) if taken >= 0 else hand
-            bits = allowed << DISCARD_BASE
-            whole = mask_deadwood(hand)
-            if whole <= self.knock_limit + 10:  # removing one card lowers deadwood by <= 10
-                limit = self.knock_limit
-                for card, left in discard_deadwoods(hand).items():
-                    if left <= limit and card != taken:
-                        bits |= 1 << (KNOCK_BASE + card)
-            if whole == 0 and self.ruleset.big_gin:
-                bits |= 1 << BIG_GIN
-            return bits
-        if phase == OFFER:
-            return 1 << TAKE_DISCARD | 1 << PASS
-        return 0
+        low, knocks = core.legal_words(self.row, self.ruleset.big_gin)
+        return low | knocks << KNOCK_BASE
 
-    def is_legal(self, action: int) -> bool:
+    def is_legal(self, action: Any) -> bool:
         """Whether ``action`` is legal now (never raises)."""
-        return self._why_illegal(action) is None
+        action_id = _int_or_none(action)
+        return action_id is not None and 0 <= action_id < NUM_ACTIONS and bool(self.legal_action_bits() >> action_id & 1)
 
-    def _why_illegal(self, action: Any) -> Optional[str]:
+    def _why_illegal(self, action: Any) -> str:
+        """Why an illegal action is illegal, in words."""
         action = _int_or_none(action)
         if action is None:
             return "an action id must be an int"
@@ -346,12 +404,10 @@ class HandState:
         if phase == OVER:
             return "the hand is over"
         if phase == OFFER:
-            return None if action in (TAKE_DISCARD, PASS) else "the upcard offer allows only take (1) or pass (2)"
+            return "the upcard offer allows only take (1) or pass (2)"
         if phase == DRAW:
-            if action == DRAW_STOCK:
-                return None
             if action == TAKE_DISCARD:
-                return "both players passed the upcard: the non-dealer must draw from the stock" if self.forced_draw else None
+                return "both players passed the upcard: the non-dealer must draw from the stock"
             return "draw first: stock (0) or discard pile (1)"
         hand = self.hands[self.current_player]  # type: ignore[index]
         if action < DISCARD_BASE:
@@ -359,79 +415,39 @@ class HandState:
         if action == BIG_GIN:
             if not self.ruleset.big_gin:
                 return f"big gin is not allowed in ruleset {self.ruleset.name!r}"
-            return None if mask_deadwood(hand) == 0 else "big gin needs all 11 cards melded"
+            return "big gin needs all 11 cards melded"
         card = action - (DISCARD_BASE if action < KNOCK_BASE else KNOCK_BASE)
         if not hand >> card & 1:
             return f"{CARD_TEXTS[card]} is not in the hand"
         if card == self.taken:
             return f"{CARD_TEXTS[card]} was just taken from the discard pile (R12)"
-        if action >= KNOCK_BASE:
-            left = mask_deadwood(hand & ~(1 << card))
-            if left > self.knock_limit:
-                return f"deadwood after the discard would be {left}, above the knock limit {self.knock_limit}"
-        return None
+        left = mask_deadwood(hand & ~(1 << card))
+        return f"deadwood after the discard would be {left}, above the knock limit {self.knock_limit}"
 
     # ----- transitions --------------------------------------------------
     def apply_action(self, action: int) -> None:
         """Apply a legal action; an illegal one raises :class:`IllegalActionError` and
         leaves the state unchanged."""
-        why = self._why_illegal(action)
-        if why is not None:
+        if not self.is_legal(action):
             action_id = _int_or_none(action)
             valid = action_id is not None and 0 <= action_id < NUM_ACTIONS
             name = action_text(action_id) if valid else "not an action id"  # type: ignore[arg-type]
-            raise IllegalActionError(f"illegal action {action!r} ({name}) in phase {self.phase!r}: {why}")
-        action = as_index(action)
-        seat: int = self.current_player  # type: ignore[assignment]
-        event: dict[str, Any] = {"player": seat, "action": action}
-        self.events.append(event)
-        if action == PASS:
-            self.declined[seat] |= 1 << self.pile[-1]
-            self.passes += 1
-            self.current_player = 1 - seat
-            if self.passes == 2:
-                self.phase, self.forced_draw = DRAW, True
-        elif action == DRAW_STOCK:
-            card = self.stock.pop()
-            event["card"] = card
-            self.declined[seat] |= 1 << self.pile[-1]
-            self.hands[seat] |= 1 << card
-            self.turns += 1
-            self.phase, self.taken = DISCARD, -1
-        elif action == TAKE_DISCARD:
-            card = self.pile.pop()
-            event["card"] = card
-            self.hands[seat] |= 1 << card
-            self.picked[seat] |= 1 << card
-            self.turns += 1
-            self.phase, self.taken = DISCARD, card
-        elif action < KNOCK_BASE:
-            self._discard(seat, action - DISCARD_BASE)
-        elif action == BIG_GIN:
-            self._finish(self._showdown(seat, None))
-        else:
-            card = action - KNOCK_BASE
-            self.hands[seat] &= ~(1 << card)
-            self.picked[seat] &= ~(1 << card)  # face down, but no longer held
-            self._finish(self._showdown(seat, card))
+            raise IllegalActionError(f"illegal action {action!r} ({name}) in phase {self.phase!r}: "
+                                     f"{self._why_illegal(action)}")
+        if core.apply(self.row, as_index(action), self.ruleset.max_turns_per_hand):
+            self.settle()
 
-    def _discard(self, seat: int, card: int) -> None:
-        bit = 1 << card
-        self.hands[seat] &= ~bit
-        self.picked[seat] &= ~bit
-        self.discarded[seat] |= bit
-        self.pile.append(card)
-        self.history.append((seat, card))
-        self.taken, self.forced_draw = -1, False
-        if len(self.stock) <= STOCK_LEFT_AT_DEAD_HAND:
-            self._finish(HandResult("dead"))  # R25
-        elif self.turns >= self.ruleset.max_turns_per_hand:
-            self._finish(HandResult("dead", truncated=True))
+    def settle(self) -> None:
+        """Score a hand the core has just ended (``row[ENDED]``): dead, truncated, or the
+        showdown of a knock / gin / big gin (R17-R24)."""
+        ended = self.row[core.ENDED]
+        if ended == core.ENDED_DEAD:
+            self.result = HandResult("dead")  # R25
+        elif ended == core.ENDED_TRUNCATED:
+            self.result = HandResult("dead", truncated=True)
         else:
-            self.current_player, self.phase = 1 - seat, DRAW
-
-    def _finish(self, result: HandResult) -> None:
-        self.result, self.phase, self.current_player = result, OVER, None
+            knock_discard = int(self.row[core.KNOCK_DISCARD])
+            self.result = self._showdown(int(self.row[core.KNOCKER]), knock_discard if knock_discard >= 0 else None)
 
     def _showdown(self, knocker: int, knock_discard: Optional[int]) -> HandResult:
         """Score a knock, gin or big gin (R17-R24)."""
@@ -476,7 +492,7 @@ class HandState:
         """JSON-serialisable record: ruleset, deal (or starting position) and events;
         :meth:`replay` rebuilds the state."""
         start = {"deal": self.deal.to_dict()} if self.deal is not None else {"position": self.position}
-        return {"ruleset": self.ruleset.to_dict(), **start, "events": [dict(e) for e in self.events]}
+        return {"ruleset": self.ruleset.to_dict(), **start, "events": self.events}
 
     @classmethod
     def replay(cls, log: dict[str, Any]) -> "HandState":
@@ -490,8 +506,12 @@ class HandState:
             state.apply_action(event["action"])
         return state
 
+    _KEY_FIELDS = ("ruleset", "deal", "position", "dealer", "hands", "stock", "pile", "phase", "current_player",
+                   "passes", "forced_draw", "taken", "knock_limit", "doubled", "turns", "picked", "discarded",
+                   "declined", "history", "events", "result")
+
     def _key(self) -> tuple:
-        return tuple(getattr(self, name) for name in self.__slots__)
+        return tuple(getattr(self, name) for name in self._KEY_FIELDS)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HandState) and self._key() == other._key()
@@ -499,8 +519,13 @@ class HandState:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
+        top = self.top_discard
         return (f"<HandState phase={self.phase} to_act={self.current_player} dealer={self.dealer} "
-                f"stock={len(self.stock)} top={CARD_TEXTS[self.pile[-1]] if self.pile else None}>")
+                f"stock={len(self.stock)} top={CARD_TEXTS[top] if top is not None else None}>")
+
+
+_PHASE_NAMES = (OFFER, DRAW, DISCARD, OVER)
+_PHASE_CODES = {name: code for code, name in enumerate(_PHASE_NAMES)}
 
 
 def _int_or_none(value: Any) -> Optional[int]:

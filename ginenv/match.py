@@ -145,10 +145,14 @@ class MatchState:
         if self.is_over:
             from .actions import IllegalActionError
             raise IllegalActionError(f"illegal action {action!r}: the game is over")
+        self.hand.apply_action(action)
+        return self.end_hand() if self.hand.is_over else None
+
+    def end_hand(self) -> HandResult:
+        """Book the result of the current hand, which must be over: scores, hands won, the
+        game's result at the target, else the next hand is dealt.  (:meth:`apply_action`
+        calls it; the batched API calls it after stepping the hand itself.)"""
         hand = self.hand
-        hand.apply_action(action)
-        if not hand.is_over:
-            return None
         result: HandResult = hand.result  # type: ignore[assignment]
         self.hand_results.append(result)
         self.hand_logs.append(hand.log())

@@ -16,8 +16,10 @@ table look-ups.
 """
 from __future__ import annotations
 
-from itertools import product
 from typing import Iterable
+
+import numpy as np
+from numba import njit
 
 from .cards import CARD_TEXTS, CARD_VALUES, RANK_VALUES, CardLike, InvalidCardError, mask_to_cards, parse_card
 
@@ -77,11 +79,52 @@ for _c in range(52):
     _BIT_OF[_c] = 1 << _c
     _BIT_OF[CARD_TEXTS[_c]] = 1 << _c
 
+# The same tables as arrays, for the compiled functions below (numba freezes them).
+_RUN_DW = np.array(RUN_DEADWOOD, dtype=np.int64)
+_SET_COUNT = np.array([[len(SET_OPTIONS[r][s]) for s in range(16)] for r in range(13)], dtype=np.int64)
+_SET_MASKS = np.array([[list(SET_OPTIONS[r][s]) + [0] * (6 - len(SET_OPTIONS[r][s])) for s in range(16)]
+                       for r in range(13)], dtype=np.int64)
+_MAX_CHOICES = 1024
+"""Set choices one hand may have (a hand of up to 15 cards has at most 432)."""
 
+
+@njit(cache=True)
 def _suits_deadwood(mask: int) -> int:
     """Run-only deadwood of a 52-bit mask (sum of the four suit tables)."""
-    return (RUN_DEADWOOD[mask & SUIT_MASK] + RUN_DEADWOOD[mask >> 13 & SUIT_MASK]
-            + RUN_DEADWOOD[mask >> 26 & SUIT_MASK] + RUN_DEADWOOD[mask >> 39])
+    return (_RUN_DW[mask & SUIT_MASK] + _RUN_DW[mask >> 13 & SUIT_MASK]
+            + _RUN_DW[mask >> 26 & SUIT_MASK] + _RUN_DW[mask >> 39 & SUIT_MASK])
+
+
+@njit(cache=True)
+def _triple_ranks(mask: int) -> int:
+    """13-bit mask of the ranks held three or four times."""
+    a, b, c, d = mask & SUIT_MASK, mask >> 13 & SUIT_MASK, mask >> 26 & SUIT_MASK, mask >> 39 & SUIT_MASK
+    return (a & b & (c | d)) | (c & d & (a | b))
+
+
+@njit(cache=True)
+def _set_choices_into(mask: int, out: np.ndarray) -> int:
+    """Write every set choice of ``mask`` into ``out`` (see :func:`set_choices`); returns how many.
+
+    The first rank held 3+ times varies slowest; per rank: no set, the 4-set, the 3-sets.
+    """
+    triples = _triple_ranks(mask)
+    out[0] = 0
+    count = 1
+    for rank in range(13):
+        if not triples >> rank & 1:
+            continue
+        suits = ((mask >> rank & 1) | (mask >> (13 + rank) & 1) << 1 | (mask >> (26 + rank) & 1) << 2
+                 | (mask >> (39 + rank) & 1) << 3)
+        options = _SET_COUNT[rank, suits]
+        if count * options > _MAX_CHOICES:
+            raise ValueError("too many cards for the meld solver")
+        for i in range(count - 1, -1, -1):
+            base = out[i]
+            for j in range(options - 1, -1, -1):
+                out[i * options + j] = base | _SET_MASKS[rank, suits, j]
+        count *= options
+    return count
 
 
 def set_choices(mask: int) -> list[int]:
@@ -90,32 +133,24 @@ def set_choices(mask: int) -> list[int]:
     >>> len(set_choices(mask_of(["7C", "7D", "7H", "7S"])))   # none, 4-set, four 3-sets
     6
     """
-    a, b, c, d = mask & SUIT_MASK, mask >> 13 & SUIT_MASK, mask >> 26 & SUIT_MASK, mask >> 39
-    triples = (a & b & (c | d)) | (c & d & (a | b))
-    if not triples:
-        return [0]
-    per_rank = []
-    while triples:
-        low = triples & -triples
-        rank = low.bit_length() - 1
-        suits = (a >> rank & 1) | (b >> rank & 1) << 1 | (c >> rank & 1) << 2 | (d >> rank & 1) << 3
-        per_rank.append(SET_OPTIONS[rank][suits])
-        triples ^= low
-    if len(per_rank) == 1:
-        return list(per_rank[0])
-    return [sum(combo) for combo in product(*per_rank)]
+    out = np.empty(_MAX_CHOICES, dtype=np.int64)
+    return out[:_set_choices_into(mask, out)].tolist()
 
 
+@njit(cache=True)
 def mask_deadwood(mask: int) -> int:
-    """Least deadwood of a hand given as a 52-bit mask.
+    """Least deadwood of a hand given as a 52-bit mask (compiled).
 
     >>> mask_deadwood(mask_of(["AC", "2C", "3C", "KH"]))
     10
     """
-    a, b, c, d = mask & SUIT_MASK, mask >> 13 & SUIT_MASK, mask >> 26 & SUIT_MASK, mask >> 39
-    if not ((a & b & (c | d)) | (c & d & (a | b))):
-        return RUN_DEADWOOD[a] + RUN_DEADWOOD[b] + RUN_DEADWOOD[c] + RUN_DEADWOOD[d]
-    return min(_suits_deadwood(mask & ~sets) for sets in set_choices(mask))
+    if not _triple_ranks(mask):
+        return _suits_deadwood(mask)
+    choices = np.empty(_MAX_CHOICES, dtype=np.int64)
+    best = 1 << 20
+    for i in range(_set_choices_into(mask, choices)):
+        best = min(best, _suits_deadwood(mask & ~choices[i]))
+    return best
 
 
 def mask_of(cards: Iterable[CardLike]) -> int:
@@ -163,10 +198,7 @@ def deadwood(cards: Iterable[CardLike]) -> int:
         if count > MAX_CARDS:
             raise ValueError(f"deadwood() takes at most {MAX_CARDS} cards, got {count}")
         mask_of(cards)  # raises, naming the duplicate
-    a, b, c, d = mask & SUIT_MASK, mask >> 13 & SUIT_MASK, mask >> 26 & SUIT_MASK, mask >> 39
-    if not ((a & b & (c | d)) | (c & d & (a | b))):
-        return RUN_DEADWOOD[a] + RUN_DEADWOOD[b] + RUN_DEADWOOD[c] + RUN_DEADWOOD[d]
-    return min(_suits_deadwood(mask & ~sets) for sets in set_choices(mask))
+    return mask_deadwood(mask)
 
 
 def _runs_of_suit(suit_mask: int, suit: int) -> list[int]:
@@ -248,29 +280,42 @@ def best_melds(cards: Iterable[CardLike]) -> tuple[list[list[CardLike]], list[Ca
             [form(c) for c in ordered_cards(dead)])
 
 
-def discard_deadwoods(mask: int) -> dict[int, int]:
-    """Deadwood left after discarding each card of a hand, in one joint pass.
+@njit(cache=True)
+def discard_deadwoods_into(mask: int, out: np.ndarray) -> None:
+    """``out[c]``: the deadwood left after discarding card ``c`` of the hand (compiled;
+    entries of cards not in the hand are left as they were).
 
-    For each set choice the per-suit table values are summed once; discarding a
-    card changes only its own suit's entry.  Used for the 11-card knock mask.
+    For each set choice the per-suit table values are summed once; discarding a card
+    changes only its own suit's entry.
+    """
+    for card in range(52):
+        if mask >> card & 1:
+            out[card] = 1 << 20
+    choices = np.empty(_MAX_CHOICES, dtype=np.int64)
+    for i in range(_set_choices_into(mask, choices)):
+        rest = mask & ~choices[i]
+        base = _suits_deadwood(rest)
+        for card in range(52):
+            if rest >> card & 1:
+                suit = card // 13
+                suit_mask = rest >> (13 * suit) & SUIT_MASK
+                value = base - _RUN_DW[suit_mask] + _RUN_DW[suit_mask & ~(1 << (card % 13))]
+                if value < out[card]:
+                    out[card] = value
+
+
+def discard_deadwoods(mask: int) -> dict[int, int]:
+    """Deadwood left after discarding each card of a hand, ``{card: deadwood}`` ascending.
 
     >>> hand = mask_of(["AC", "2C", "3C", "4D", "5D", "6D", "7H", "8H", "9H", "KS", "QS"])
     >>> after = discard_deadwoods(hand)
     >>> after[parse_card("KS")], after[parse_card("AC")]
     (10, 25)
     """
-    best: dict[int, int] = {}
-    for sets in set_choices(mask):
-        rest = mask & ~sets
-        suit_masks = [rest >> 13 * s & SUIT_MASK for s in range(4)]
-        suit_dw = [RUN_DEADWOOD[q] for q in suit_masks]
-        base = suit_dw[0] + suit_dw[1] + suit_dw[2] + suit_dw[3]
-        for card in mask_to_cards(rest):
-            suit = card // 13
-            value = base - suit_dw[suit] + RUN_DEADWOOD[suit_masks[suit] & ~(1 << card % 13)]
-            if value < best.get(card, 1000):
-                best[card] = value
-    return best
+    out = np.zeros(52, dtype=np.int64)
+    discard_deadwoods_into(mask, out)
+    values = out.tolist()
+    return {card: values[card] for card in mask_to_cards(mask)}
 
 
 def all_melds(mask: int) -> list[int]:

@@ -24,9 +24,9 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from .actions import NUM_ACTIONS, IllegalActionError
-from .encoding import (NO_MATCH, OBSERVATION_SIZE, HistoryPacker, MatchInfo, encode_many, observation_bits,
-                       observation_numbers)
-from .hand import HandState
+from . import core
+from .encoding import NO_MATCH, OBSERVATION_SIZE, MatchInfo, write_many
+from .hand import HandResult, HandState
 from .match import MatchState
 from .rewards import REWARD_MODES, seat0_reward
 from .rules import Ruleset, resolve_ruleset
@@ -47,9 +47,12 @@ BUFFERS = {
 class GameBatch:
     """Games ``first .. first + count - 1`` of a vector env, stepped in this process.
 
-    Writes into the arrays it is given (rows of this batch only); game ``i`` draws its
-    shuffles from the ``i``-th child of ``SeedSequence(seed)``, so results do not depend
-    on how games are split over processes.
+    The games' hands keep their state in the rows of one array, which the compiled core
+    steps and encodes in one call each (:func:`ginenv.core.apply_many`,
+    :func:`ginenv.encoding.write_many`); Python only settles hands that ended.  Writes into
+    the arrays it is given (rows of this batch only); game ``i`` draws its shuffles from
+    the ``i``-th child of ``SeedSequence(seed)``, so results do not depend on how games
+    are split over processes.
     """
 
     def __init__(self, first: int, count: int, total: int, ruleset: Ruleset, episode: str,
@@ -58,8 +61,11 @@ class GameBatch:
         self.ruleset, self.episode = ruleset, episode
         self.reward_mode, self.reward_scale = reward_mode, reward_scale
         self.buffers = {name: array[first:first + count] for name, array in buffers.items()}
+        width = core.new_row(*core.capacities(ruleset.max_turns_per_hand)).shape[0]
+        self._rows = np.zeros((count, width), dtype=np.int64)
+        self._matches = np.zeros((count, 5), dtype=np.int64)
+        self._ended = np.zeros(count, dtype=np.int64)
         self._games: list[Game] = []
-        self._packers = [HistoryPacker() for _ in range(count)]
         self.seed(None)
 
     def seed(self, seed: Optional[int]) -> None:
@@ -67,9 +73,23 @@ class GameBatch:
         self._rngs = [np.random.default_rng(child) for child in children]
 
     def _new_game(self, i: int) -> Game:
+        game: Game
         if self.episode == "game":
-            return MatchState(self._rngs[i], self.ruleset)
-        return HandState.random(self._rngs[i], self.ruleset)
+            game = MatchState(self._rngs[i], self.ruleset)
+        else:
+            game = HandState.random(self._rngs[i], self.ruleset)
+        self._adopt(i, game)
+        return game
+
+    def _adopt(self, i: int, game: Game) -> None:
+        """Move game ``i``'s current hand into row ``i`` and refresh its match numbers."""
+        if isinstance(game, MatchState):
+            game.hand.move_to(self._rows[i])
+            self._matches[i] = MatchInfo((game.scores[0], game.scores[1]), (game.hands_won[0], game.hands_won[1]),
+                                         self.ruleset.target).as_array()
+        else:
+            game.move_to(self._rows[i])
+            self._matches[i] = NO_MATCH.as_array()
 
     def reset(self, seed: Optional[int]) -> None:
         if seed is not None:
@@ -86,44 +106,35 @@ class GameBatch:
         rewards[:] = 0
         terminated[:] = False
         truncated[:] = False
+        core.apply_many(self._rows, b["actions"], self.ruleset.max_turns_per_hand, self._ended)
         infos: dict[int, dict] = {}
-        for i, action in enumerate(b["actions"].tolist()):
+        for i in np.flatnonzero(self._ended).tolist():
             game = self._games[i]
             hand = game.hand if isinstance(game, MatchState) else game
-            game.apply_action(action)
-            if not hand.is_over:
-                continue
-            result = hand.result
-            info = infos[self.first + i] = {"hand_result": result.to_dict()}  # type: ignore[union-attr]
-            final = game.result if isinstance(game, MatchState) else None
-            value = seat0_reward(result, final, self.episode, self.reward_mode,  # type: ignore[arg-type]
-                                 self.reward_scale)
+            hand.settle()
+            result: HandResult = hand.result  # type: ignore[assignment]
+            info = infos[self.first + i] = {"hand_result": result.to_dict()}
+            final = None
+            if isinstance(game, MatchState):
+                game.end_hand()
+                final = game.result
+            value = seat0_reward(result, final, self.episode, self.reward_mode, self.reward_scale)
             rewards[i, 0], rewards[i, 1] = value, -value
             if final is not None:
                 info["game_result"] = final.to_dict()
             if isinstance(game, HandState) or final is not None:
-                truncated[i] = result.truncated and self.episode == "hand"  # type: ignore[union-attr]
+                truncated[i] = result.truncated and self.episode == "hand"
                 terminated[i] = not truncated[i]
                 self._games[i] = self._new_game(i)
+            else:
+                self._adopt(i, game)
         self._write_all()
         return infos
 
     def _write_all(self) -> None:
-        """Encode every game's seat to act into the buffers (one batched unpack)."""
-        bits, numbers, mask_bits = [], [], []
-        to_act = self.buffers["to_act"]
-        for i, game in enumerate(self._games):
-            if isinstance(game, MatchState):
-                hand, match = game.hand, MatchInfo((game.scores[0], game.scores[1]),
-                                                   (game.hands_won[0], game.hands_won[1]), self.ruleset.target)
-            else:
-                hand, match = game, NO_MATCH
-            seat: int = hand.current_player  # type: ignore[assignment]
-            to_act[i] = seat
-            bits.append(observation_bits(hand, seat, self._packers[i]))
-            numbers.append(observation_numbers(hand, seat, match))
-            mask_bits.append(hand.legal_action_bits())
-        encode_many(bits, numbers, self.buffers["obs"], mask_bits, self.buffers["masks"])
+        """Encode every game's seat to act into the buffers (one compiled call)."""
+        b = self.buffers
+        write_many(self._rows, self._matches, self.ruleset.big_gin, b["obs"], b["masks"], b["to_act"])
 
 
 class VectorGinEnv:
