@@ -19,7 +19,7 @@ divided by its scale (the decoder multiplies back).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 import numpy as np
 from numba import njit

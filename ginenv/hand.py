@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .actions import (BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD,
+from .actions import (BIG_GIN, DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS, TAKE_DISCARD,
                       IllegalActionError, action_text)
 from .cards import CARD_TEXTS, CARD_VALUES, CardLike, mask_to_cards, parse_card, suit_of
 from . import core
