@@ -21,10 +21,11 @@ from .cards import CARD_TEXTS, CARD_VALUES, CardLike, mask_to_cards, parse_card,
 from . import core
 from .melds import mask_best_melds, mask_deadwood, meld_sort_key, ordered_cards
 from .rules import Ruleset, resolve_ruleset
-from .scoring import best_defence, knocker_arrangement, unseen_by_knocker
+from .scoring import OUTCOMES, showdown
 
 OFFER, DRAW, DISCARD, OVER = "offer", "draw", "discard", "over"
 SPADES = 3
+MAX_MELDS_SHOWN = 17
 
 
 @dataclass(frozen=True)
@@ -439,53 +440,37 @@ class HandState:
 
     def settle(self) -> None:
         """Score a hand the core has just ended (``row[ENDED]``): dead, truncated, or the
-        showdown of a knock / gin / big gin (R17-R24)."""
+        showdown of a knock / gin / big gin (R17-R24, :func:`ginenv.scoring.showdown`)."""
         ended = self.row[core.ENDED]
         if ended == core.ENDED_DEAD:
             self.result = HandResult("dead")  # R25
         elif ended == core.ENDED_TRUNCATED:
             self.result = HandResult("dead", truncated=True)
         else:
-            knock_discard = int(self.row[core.KNOCK_DISCARD])
-            self.result = self._showdown(int(self.row[core.KNOCKER]), knock_discard if knock_discard >= 0 else None)
+            self.result = self._showdown()
 
-    def _showdown(self, knocker: int, knock_discard: Optional[int]) -> HandResult:
-        """Score a knock, gin or big gin (R17-R24)."""
-        rules, defender = self.ruleset, 1 - knocker
-        hand, other = self.hands[knocker], self.hands[defender]
-        knocker_dw = mask_deadwood(hand)
-        if knocker_dw == 0:
-            outcome = "gin" if knock_discard is not None else "big_gin"
-            melds, _ = mask_best_melds(hand)
-            defender_dw = mask_deadwood(other)
-            def_melds, def_dead = mask_best_melds(other)
-            laid = 0
-            bonus = rules.gin_bonus if outcome == "gin" else rules.big_gin_bonus
-            winner, points = knocker, bonus + defender_dw
-        else:
-            unseen = unseen_by_knocker(hand, knock_discard, self.pile)  # type: ignore[arg-type]
-            melds = knocker_arrangement(hand, unseen)
-            defender_dw, def_melds, laid = best_defence(other, melds)
-            def_dead = other & ~laid
-            for meld in def_melds:
-                def_dead &= ~meld
-            if knocker_dw < defender_dw:
-                outcome, winner, points = "knock", knocker, defender_dw - knocker_dw
-            else:
-                outcome, winner = "undercut", defender
-                points = knocker_dw - defender_dw + rules.undercut_bonus
+    def _showdown(self) -> HandResult:
+        """The result of a knock, gin or big gin, with the arrangements shown at the table."""
+        rules = self.ruleset
+        melds_out = np.empty(MAX_MELDS_SHOWN, dtype=np.int64)
+        outcome, winner, points, knocker_dw, defender_dw, laid, count = showdown(
+            self.row, rules.gin_bonus, rules.big_gin_bonus, rules.undercut_bonus, melds_out)
+        knocker = int(self.row[core.KNOCKER])
+        hand, other = self.hands[knocker], self.hands[1 - knocker]
+        melds = melds_out[:count].tolist() if count else mask_best_melds(hand)[0]
+        def_melds, def_dead = mask_best_melds(other & ~laid)
         dead = hand
         for meld in melds:
             dead &= ~meld
+        knock_discard = int(self.row[core.KNOCK_DISCARD])
         return HandResult(
-            outcome=outcome, knocker=knocker, winner=winner,
-            points=points * 2 if self.doubled else points,
+            outcome=OUTCOMES[outcome], knocker=knocker, winner=winner, points=points,
             knocker_deadwood=knocker_dw, defender_deadwood=defender_dw,
             layoffs=tuple(ordered_cards(laid)),
             knocker_melds=_meld_tuples(melds), defender_melds=_meld_tuples(def_melds),
             knocker_deadwood_cards=tuple(ordered_cards(dead)),
             defender_deadwood_cards=tuple(ordered_cards(def_dead)),
-            knock_discard=knock_discard, doubled=self.doubled)
+            knock_discard=knock_discard if knock_discard >= 0 else None, doubled=self.doubled)
 
     # ----- log and replay ------------------------------------------------
     def log(self) -> dict[str, Any]:

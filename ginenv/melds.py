@@ -318,27 +318,96 @@ def discard_deadwoods(mask: int) -> dict[int, int]:
     return {card: values[card] for card in mask_to_cards(mask)}
 
 
+_MAX_MELDS = 512
+"""Melds one mask may contain (a full deck has 329)."""
+_MAX_ARRANGEMENTS, _MAX_ARRANGED = 512, 17
+_CARD_VALUE_ARRAY = np.array(CARD_VALUES, dtype=np.int64)
+
+
+@njit(cache=True)
+def mask_value(mask: int) -> int:
+    """Sum of the card values in a mask (compiled).
+
+    >>> mask_value(mask_of(["KS", "AC", "7H"]))
+    18
+    """
+    total = 0
+    for card in range(52):
+        if mask >> card & 1:
+            total += _CARD_VALUE_ARRAY[card]
+    return total
+
+
+@njit(cache=True)
+def all_melds_into(mask: int, out: np.ndarray) -> int:
+    """Write every meld of ``mask`` into ``out`` (see :func:`all_melds`); returns how many."""
+    count = 0
+    for suit in range(4):
+        ranks = mask >> (13 * suit) & SUIT_MASK
+        for low in range(11):
+            run = 0
+            for top in range(low, 13):
+                if not ranks >> top & 1:
+                    break
+                run |= 1 << top
+                if top - low >= 2:
+                    out[count] = run << (13 * suit)
+                    count += 1
+    for rank in range(13):
+        suits = ((mask >> rank & 1) | (mask >> (13 + rank) & 1) << 1 | (mask >> (26 + rank) & 1) << 2
+                 | (mask >> (39 + rank) & 1) << 3)
+        for j in range(1, _SET_COUNT[rank, suits]):  # option 0 is "no set"
+            out[count] = _SET_MASKS[rank, suits, j]
+            count += 1
+    return count
+
+
 def all_melds(mask: int) -> list[int]:
-    """Every meld (set of 3-4, run of 3+) contained in a hand mask.
+    """Every meld (set of 3-4, run of 3+) contained in a hand mask: runs by suit and
+    lowest rank, then sets by rank.
 
     >>> len(all_melds(mask_of(["4H", "5H", "6H", "7H"])))  # 4-5-6, 5-6-7, 4-5-6-7
     3
     """
-    melds = []
-    for suit in range(4):
-        q = mask >> 13 * suit & SUIT_MASK
-        for low in range(11):
-            run = 0
-            for top in range(low, 13):
-                if not q >> top & 1:
-                    break
-                run |= 1 << top
-                if top - low >= 2:
-                    melds.append(run << 13 * suit)
-    for rank in range(13):
-        suits = sum(1 << s for s in range(4) if mask >> (13 * s + rank) & 1)
-        melds += [m for m in SET_OPTIONS[rank][suits] if m]
-    return melds
+    out = np.empty(_MAX_MELDS, dtype=np.int64)
+    return out[:all_melds_into(mask, out)].tolist()
+
+
+@njit(cache=True)
+def best_arrangements_into(mask: int, out: np.ndarray, sizes: np.ndarray) -> int:
+    """Write every least-deadwood arrangement of ``mask`` into ``out`` (row ``i``: its
+    ``sizes[i]`` meld masks); returns how many.  Depth-first over :func:`all_melds` in
+    order, each arrangement before its extensions."""
+    target = mask_deadwood(mask)
+    melds = np.empty(_MAX_MELDS, dtype=np.int64)
+    count = all_melds_into(mask, melds)
+    chosen = np.empty(_MAX_ARRANGED, dtype=np.int64)
+    following = np.empty(_MAX_ARRANGED + 1, dtype=np.int64)
+    used = np.empty(_MAX_ARRANGED + 1, dtype=np.int64)
+    found = 0
+    if mask_value(mask) == target:
+        sizes[0] = 0
+        found = 1
+    depth, following[0], used[0] = 0, 0, 0
+    while depth >= 0:
+        i = following[depth]
+        while i < count and melds[i] & used[depth]:
+            i += 1
+        if i >= count:
+            depth -= 1
+            continue
+        following[depth] = i + 1
+        chosen[depth] = melds[i]
+        taken = used[depth] | melds[i]
+        if mask_value(mask & ~taken) == target:
+            if found == out.shape[0]:
+                raise ValueError("too many best arrangements")
+            out[found, :depth + 1] = chosen[:depth + 1]
+            sizes[found] = depth + 1
+            found += 1
+        depth += 1
+        following[depth], used[depth] = i + 1, taken
+    return found
 
 
 def all_best_arrangements(mask: int) -> list[list[int]]:
@@ -349,23 +418,7 @@ def all_best_arrangements(mask: int) -> list[list[int]]:
     >>> len(all_best_arrangements(mask_of(["7C", "7D", "7H", "8H", "9H", "KS"])))
     1
     """
-    target = mask_deadwood(mask)
-    melds = all_melds(mask)
-    found: list[list[int]] = []
-
-    def search(start: int, used: int, chosen: list[int]) -> None:
-        if _mask_value(mask & ~used) == target:
-            found.append(list(chosen))
-        for i in range(start, len(melds)):
-            if not melds[i] & used:
-                chosen.append(melds[i])
-                search(i + 1, used | melds[i], chosen)
-                chosen.pop()
-
-    search(0, 0, [])
-    return found
-
-
-def _mask_value(mask: int) -> int:
-    """Sum of card values in a mask."""
-    return sum(CARD_VALUES[c] for c in mask_to_cards(mask))
+    out = np.empty((_MAX_ARRANGEMENTS, _MAX_ARRANGED), dtype=np.int64)
+    sizes = np.empty(_MAX_ARRANGEMENTS, dtype=np.int64)
+    count = best_arrangements_into(mask, out, sizes)
+    return [out[i, :sizes[i]].tolist() for i in range(count)]
