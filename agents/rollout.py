@@ -1,0 +1,113 @@
+"""Compiled rollouts for search: a hand played to its end inside numba.
+
+The rollout policy (both seats, deterministic), on the true state of a *simulated* hand
+(a determinization built by the searching agent, never the env's real state):
+
+* **Face-up card** (upcard offer or draw): take it when it completes a meld with the hand
+  (:func:`agents.simple.completes_meld`) *and* taking it lowers the hand's least deadwood
+  (the taken card may not be discarded); otherwise pass the offer / draw from the stock.
+* **Discard**: big gin when the ruleset has it and all 11 cards meld; else the card (not
+  the one just taken) leaving the least deadwood, ties to the higher value then the lower
+  card id — knocked face down when the deadwood left is within the knock limit, else
+  discarded face up.
+
+Hands are played with :func:`ginenv.core.apply` and scored with
+:func:`ginenv.scoring.showdown`, so a rollout uses the same engine as the env; one costs
+about 20 µs.
+
+>>> import numpy as np
+>>> from ginenv.hand import HandState
+>>> state = HandState.random(np.random.default_rng(0), "pagat")
+>>> points = play_out(state.row.copy(), Settings.of(state.ruleset))
+>>> isinstance(points, int)
+True
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ginenv import core
+from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from ginenv.cards import CARD_VALUES
+from ginenv.melds import discard_deadwoods_into, mask_deadwood
+from ginenv.rules import Ruleset
+from ginenv.scoring import showdown
+
+from .simple import completes_meld
+
+_VALUES = np.array(CARD_VALUES, dtype=np.int64)
+
+
+class Settings(NamedTuple):
+    """The ruleset numbers a rollout needs (a plain tuple, so compiled code can take it)."""
+
+    big_gin: bool
+    max_turns: int
+    gin_bonus: int
+    big_gin_bonus: int
+    undercut_bonus: int
+
+    @classmethod
+    def of(cls, ruleset: Ruleset) -> "Settings":
+        return cls(bool(ruleset.big_gin), ruleset.max_turns_per_hand, ruleset.gin_bonus, ruleset.big_gin_bonus,
+                   ruleset.undercut_bonus)
+
+
+@njit(cache=True)
+def best_discard(hand: int, taken: int) -> tuple[int, int]:
+    """``(card, deadwood left)``: the discard of an 11-card ``hand`` leaving the least
+    deadwood (not ``taken``; ties to the higher value, then the lower card)."""
+    after = np.empty(52, dtype=np.int64)
+    discard_deadwoods_into(hand, after)
+    best, best_left = -1, 1 << 20
+    for card in range(52):
+        if not hand >> card & 1 or card == taken:
+            continue
+        left = after[card]
+        if left < best_left or left == best_left and _VALUES[card] > _VALUES[best]:
+            best, best_left = card, left
+    return best, best_left
+
+
+@njit(cache=True)
+def takes(hand: int, card: int) -> bool:
+    """Whether the rollout policy takes the face-up ``card`` into the 10-card ``hand``."""
+    if not completes_meld(hand, card):
+        return False
+    return best_discard(hand | 1 << card, card)[1] < mask_deadwood(hand)
+
+
+@njit(cache=True)
+def choose(row: np.ndarray, big_gin: bool) -> int:
+    """The rollout policy's action for the seat to act in ``row`` (see the module docstring)."""
+    phase, seat = row[core.PHASE], row[core.CURRENT]
+    hand = row[core.HAND + seat]
+    if phase == core.DISCARD:
+        if big_gin and mask_deadwood(hand) == 0:
+            return BIG_GIN
+        card, left = best_discard(hand, row[core.TAKEN])
+        return (KNOCK_BASE if left <= row[core.KNOCK_LIMIT] else DISCARD_BASE) + card
+    may_take = phase == core.OFFER or not row[core.FORCED]
+    if may_take and takes(hand, row[core.PILE + row[core.PILE_LEN] - 1]):
+        return TAKE_DISCARD
+    return PASS if phase == core.OFFER else DRAW_STOCK
+
+
+@njit(cache=True)
+def play_out(row: np.ndarray, settings: Settings) -> int:
+    """Play ``row`` to its end with :func:`choose` for both seats (in place); the points
+    from seat 0's side (+ won, - lost, 0 for a dead or truncated hand)."""
+    big_gin, max_turns, gin_bonus, big_gin_bonus, undercut_bonus = settings
+    while row[core.PHASE] != core.OVER:
+        core.apply(row, choose(row, big_gin), max_turns)
+    if row[core.ENDED] != core.ENDED_SHOWDOWN:
+        return 0
+    melds = np.empty(17, dtype=np.int64)
+    _, winner, points, _, _, _, _ = showdown(row, gin_bonus, big_gin_bonus, undercut_bonus, melds)
+    return points if winner == 0 else -points
+
+
+__all__ = ["Settings", "best_discard", "takes", "choose", "play_out"]

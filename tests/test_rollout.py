@@ -1,0 +1,87 @@
+"""The compiled rollout policy (agents/rollout.py): legal actions only, the same points as
+the engine's own result, and the documented choices in hand-built positions."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.rollout import Settings, choose, play_out, takes
+from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from ginenv.cards import parse_card
+from ginenv.hand import HandState
+from ginenv.melds import mask_of
+from ginenv.rules import resolve_ruleset
+
+
+def cards(spec: str) -> list[int]:
+    return [parse_card(c) for c in spec.split()]
+
+
+def position(mine: str, theirs: str, pile: str, phase: str, *, taken: str | None = None,
+             ruleset: str = "pagat") -> HandState:
+    """Seat 0 to act; the other cards form the stock (ascending)."""
+    hand, other, piled = cards(mine), cards(theirs), cards(pile)
+    used = set(hand) | set(other) | set(piled)
+    return HandState.from_position(dealer=1, hands=[hand, other], stock=[c for c in range(52) if c not in used],
+                                   pile=piled, current_player=0, phase=phase, taken=taken, ruleset=ruleset)
+
+
+@pytest.mark.parametrize("ruleset", ["pagat", "classic25", "oklahoma", "eaai"])
+@given(seed=st.integers(0, 100_000))
+@settings(max_examples=60, deadline=None)
+def test_rollouts_play_legal_actions_and_score_as_the_engine(ruleset: str, seed: int) -> None:
+    state = HandState.random(np.random.default_rng(seed), ruleset)
+    row = state.row.copy()
+    while not state.is_over:
+        state.apply_action(choose(state.row, state.ruleset.big_gin))  # raises if illegal
+    result = state.result
+    expected = 0 if result.winner is None else (result.points if result.winner == 0 else -result.points)
+    assert play_out(row, Settings.of(state.ruleset)) == expected
+    assert row.tolist() == state.row.tolist()
+
+
+def test_rollouts_reach_every_scored_outcome() -> None:
+    outcomes = set()
+    rules = resolve_ruleset("classic25")
+    rng = np.random.default_rng(5)
+    for _ in range(400):
+        state = HandState.random(rng, rules)
+        while not state.is_over:
+            state.apply_action(choose(state.row, rules.big_gin))
+        outcomes.add(state.result.outcome)
+    assert outcomes == {"knock", "gin", "undercut"}  # it knocks as soon as it may: no dead hands here
+
+
+def test_takes_a_card_that_makes_a_meld_and_lowers_deadwood() -> None:
+    hand = mask_of("7C 8C 2D 3D 9H 9S KH QS JD TH".split())
+    assert takes(hand, parse_card("9C"))           # 7-8-9 run, lowers the deadwood
+    assert not takes(hand, parse_card("4S"))       # no meld
+    melded = mask_of("AC 2C 3C 4D 5D 6D 7H 8H 9H TH".split())
+    assert not takes(melded, parse_card("4C"))     # makes a meld, but deadwood stays 0
+    state = position("7C 8C 2D 3D 9H 9S KH QS JD TH", "AC 2C 3C 4D 5D 6D 7H 8H 9D KS", "9C", "offer")
+    assert choose(state.row, False) == TAKE_DISCARD
+    state = position("7C 8C 2D 3D 9H 9S KH QS JD TH", "AC 2C 3C 4D 5D 6D 7H 8H 9D KS", "4S", "offer")
+    assert choose(state.row, False) == PASS
+    state = position("7C 8C 2D 3D 9H 9S KH QS JD TH", "AC 2C 3C 4D 5D 6D 7H 8H 9D KS", "4S", "draw")
+    assert choose(state.row, False) == DRAW_STOCK
+
+
+def test_discards_least_deadwood_then_higher_value_and_knocks_within_the_limit() -> None:
+    # 3 melds + KS QH: discarding either leaves 10; ties go to the higher value (equal: the lower id).
+    state = position("AC 2C 3C 4D 5D 6D 7H 8H 9H KS QH", "2S 3S 4S 5H 6H TC JC 8D 9D TS", "KD", "discard")
+    assert choose(state.row, False) == KNOCK_BASE + parse_card("QH")
+    state.knock_limit = 9
+    assert choose(state.row, False) == DISCARD_BASE + parse_card("QH")
+    # the card just taken may not go back
+    state = position("AC 2C 3C 4D 5D 6D 7H 8H 9H KS 2H", "2S 3S 4S 5H 6H TC JC 8D 9D TS", "KD", "discard",
+                     taken="KS")
+    assert choose(state.row, False) == KNOCK_BASE + parse_card("2H")
+
+
+def test_big_gin_when_the_ruleset_has_it() -> None:
+    state = position("AC 2C 3C 4D 5D 6D 7H 8H 9H TH JH", "2S 3S 4S 5H 6H TC JC 8D 9D TS", "KD", "discard",
+                     ruleset="classic25")
+    assert choose(state.row, True) == BIG_GIN
+    assert choose(state.row, False) == KNOCK_BASE + parse_card("JH")  # gin: a 4-card run left
