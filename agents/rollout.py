@@ -110,4 +110,18 @@ def play_out(row: np.ndarray, settings: Settings) -> int:
     return points if winner == 0 else -points
 
 
-__all__ = ["Settings", "best_discard", "takes", "choose", "play_out"]
+@njit(cache=True)
+def evaluate(samples: np.ndarray, actions: np.ndarray, settings: Settings) -> np.ndarray:
+    """``values[a, s]``: the rollout points (seat 0's side) of playing ``actions[a]`` in the
+    row ``samples[s]`` and then :func:`play_out`.  The actions must be legal in every sample
+    (the same decision seen through different determinizations); the samples are not changed."""
+    values = np.empty((actions.shape[0], samples.shape[0]), dtype=np.int64)
+    for s in range(samples.shape[0]):
+        for a in range(actions.shape[0]):
+            row = samples[s].copy()
+            core.apply(row, actions[a], settings.max_turns)
+            values[a, s] = play_out(row, settings)
+    return values
+
+
+__all__ = ["Settings", "best_discard", "takes", "choose", "play_out", "evaluate"]

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.rollout import Settings, choose, play_out, takes
+from agents.rollout import Settings, choose, evaluate, play_out, takes
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.cards import parse_card
 from ginenv.hand import HandState
@@ -40,6 +40,30 @@ def test_rollouts_play_legal_actions_and_score_as_the_engine(ruleset: str, seed:
     expected = 0 if result.winner is None else (result.points if result.winner == 0 else -result.points)
     assert play_out(row, Settings.of(state.ruleset)) == expected
     assert row.tolist() == state.row.tolist()
+
+
+def test_evaluate_is_play_out_after_each_action_and_leaves_the_samples_alone() -> None:
+    rng = np.random.default_rng(11)
+    mine = cards("AC 2C 3C 7D 8D KH QS 5S 9H TC 4D")
+    rest = [c for c in range(52) if c not in mine]
+    states = []
+    for _ in range(6):  # determinizations of one discard decision: my hand fixed, the rest shuffled
+        shuffled = rng.permutation(rest).tolist()
+        states.append(HandState.from_position(dealer=1, hands=[mine, shuffled[:10]], pile=shuffled[10:11],
+                                              stock=shuffled[11:], current_player=0, phase="discard"))
+    samples = np.stack([s.row for s in states])
+    before = samples.copy()
+    actions = np.array([DISCARD_BASE + parse_card("KH"), DISCARD_BASE + parse_card("4D"),
+                        DISCARD_BASE + parse_card("AC")])
+    rules = Settings.of(states[0].ruleset)
+    values = evaluate(samples, actions, rules)
+    assert values.shape == (3, 6) and (samples == before).all()
+    for s, state in enumerate(states):
+        for a, action in enumerate(actions):
+            twin = state.clone()
+            twin.apply_action(int(action))
+            assert values[a, s] == play_out(twin.row, rules)
+    assert len(set(values.ravel().tolist())) > 1
 
 
 def test_rollouts_reach_every_scored_outcome() -> None:
