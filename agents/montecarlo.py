@@ -48,44 +48,109 @@ Measured (``pagat``, 300 mirrored pairs of single hands against ``greedy``, seed
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv.cards import mask_to_cards
+from ginenv.cards import CARD_VALUES
 from ginenv.encoding import ObservationView, decode
 from ginenv.hand import HandState
-from ginenv.melds import discard_deadwoods
+from ginenv.melds import discard_deadwoods, mask_deadwood
 from ginenv.rules import PRESETS, resolve_ruleset
 
 from .base import Observation, legal_actions, register
-from .greedy import GreedyAgent, Seen
+from .greedy import DEAD_HAND_STOCK, INITIAL_STOCK, GreedyAgent, Seen
 from .simple import completes_meld
 
 ME, OPPONENT = 0, 1
+SEARCHES = "tkd"
+"""Decisions that may be searched: t(ake or draw), k(nock or not), d(iscard which card)."""
+PRIORS = ("uniform", "kept")
 
 
-def seen_of(state: HandState, seat: int, scores: tuple[int, int] = (0, 0), target: int = 0) -> Seen:
-    """What ``seat`` knows of a (simulated) hand, as the greedy policy reads it."""
-    opp, pile = 1 - seat, state.pile
-    pile_mask = 0
-    for card in pile:
-        pile_mask |= 1 << card
-    taken = state.taken if state.taken >= 0 and state.current_player == seat else None
-    return Seen(state.phase, state.hands[seat], pile[-1] if pile else None, pile_mask,
-                tuple(mask_to_cards(state.picked[opp])), tuple(mask_to_cards(state.discarded[opp])),
-                tuple(mask_to_cards(state.declined[opp])), taken, len(state.stock), state.knock_limit,
-                scores, target)
+def rollout_takes(hand: int, card: int) -> bool:
+    """Rollout rule for the face-up ``card``: take it when it makes a meld with the 10-card
+    mask ``hand`` and lowers the least deadwood (the taken card may not be discarded)."""
+    return completes_meld(hand, card) and lowers(hand, card)
 
 
-def rollout(state: HandState, policy: GreedyAgent, scores: tuple[int, int] = (0, 0), target: int = 0) -> int:
-    """Play ``state`` to the end with ``policy`` for both seats; the points from seat 0's side."""
-    other = (scores[1], scores[0])
+def rollout_discard(hand: int, taken: int, threshold: float, big_gin: bool) -> int:
+    """Rollout rule for the 11-card mask ``hand``: big gin if allowed, else the discard that
+    leaves the least deadwood (then the higher value, then the lower id), as a knock when
+    that deadwood is 0 or within ``threshold`` (at most the knock limit)."""
+    after = discard_deadwoods(hand)
+    card = min((c for c in after if c != taken), key=lambda c: (after[c], -CARD_VALUES[c], c))
+    if after[card] > threshold and after[card] > 0:
+        return DISCARD_BASE + card
+    if big_gin and after[card] == 0 and mask_deadwood(hand) == 0:
+        return BIG_GIN
+    return KNOCK_BASE + card
+
+
+def knock_threshold(early: float, late: float, stock_size: int, knock_limit: int) -> float:
+    """The ``greedy`` knock threshold for ``knock_early``/``knock_late`` (no score terms)."""
+    progress = min(1.0, max(0.0, (INITIAL_STOCK - stock_size) / (INITIAL_STOCK - DEAD_HAND_STOCK)))
+    return min(early + (late - early) * progress, knock_limit)
+
+
+def rollout(state: HandState, big_gin: bool = False, knock: tuple[float, float] = (10, 10)) -> int:
+    """Play ``state`` to its end with the rollout rules for both seats (in place); the
+    points from seat 0's side (+ won, - lost, 0 dead).  Seat 0 knocks by the schedule
+    ``knock`` (``knock_early``, ``knock_late``), seat 1 as soon as the knock limit allows."""
     while not state.is_over:
-        seat = state.current_player
-        seen = seen_of(state, seat, scores if seat == ME else other, target)  # type: ignore[arg-type]
-        state.apply_action(policy.choose(seen, state.legal_actions()))
+        phase, seat = state.phase, state.current_player
+        hand = state.hands[seat]
+        if phase == "discard":
+            limit = state.knock_limit if seat else knock_threshold(*knock, len(state.stock), state.knock_limit)
+            action = rollout_discard(hand, state.taken, limit, big_gin)
+        elif (phase == "offer" or state.legal_action_bits() >> TAKE_DISCARD & 1) and rollout_takes(hand, state.pile[-1]):
+            action = TAKE_DISCARD
+        else:
+            action = PASS if phase == "offer" else DRAW_STOCK
+        state.apply_action(action)
+    return points_of(state)
+
+
+def lowers(hand: int, card: int) -> bool:
+    """Whether taking the face-up ``card`` into the 10-card mask ``hand`` lowers its least
+    deadwood (the taken card may not be discarded)."""
+    after = discard_deadwoods(hand | 1 << card)
+    return min(v for c, v in after.items() if c != card) < mask_deadwood(hand)
+
+
+def default_knock(undercut_bonus: int) -> tuple[float, float]:
+    """Default knock schedule (``knock_early``, ``knock_late``): as soon as allowed, (10, 10),
+    unless undercuts cost 25 or more (``classic25``, ``eaai``, ``oklahoma``): (6, 0)."""
+    return (6.0, 0.0) if undercut_bonus >= 25 else (10.0, 10.0)
+
+
+def keep_best(pool: Sequence[int], keep: int, held: int = 0) -> tuple[list[int], list[int]]:
+    """Split ``pool`` into the ``keep`` cards a deadwood-minded player keeps and the rest.
+
+    Cards are dropped one at a time, each time the one whose removal leaves the least
+    deadwood of ``held`` (a mask of cards kept anyway) plus the pool (then the higher value,
+    then the lower id): the rollout discard rule applied to everything seen at once.
+
+    >>> from ginenv.cards import parse_card, card_text
+    >>> kept, dropped = keep_best([parse_card(c) for c in "7H 8H 9H KS QD".split()], 3)
+    >>> [card_text(c) for c in kept], [card_text(c) for c in dropped]
+    (['7H', '8H', '9H'], ['QD', 'KS'])
+    """
+    mask = held
+    for card in pool:
+        mask |= 1 << card
+    dropped: list[int] = []
+    for _ in range(len(pool) - keep):
+        after = discard_deadwoods(mask)
+        card = min((c for c in after if not held >> c & 1), key=lambda c: (after[c], -CARD_VALUES[c], c))
+        mask &= ~(1 << card)
+        dropped.append(card)
+    return [c for c in pool if mask >> c & 1], dropped
+
+
+def points_of(state: HandState) -> int:
+    """The points of a finished hand from seat 0's side."""
     result = state.result
     if result is None or result.winner is None:
         return 0
@@ -93,32 +158,43 @@ def rollout(state: HandState, policy: GreedyAgent, scores: tuple[int, int] = (0,
 
 
 class MonteCarloAgent:
-    """``montecarlo``: determinized sampling with greedy rollouts (policy in the module docstring).
+    """``montecarlo``: determinized sampling with fast rollouts (policy in the module docstring).
 
     Args:
         seed: seeds the agent's own generator (the samples).
-        samples: sampled hands per decision.
-        candidates: plain discards searched (besides greedy's choice and the knock).
+        samples: sampled hands per searched decision.
+        candidates: plain discards searched besides greedy's choice and the knock.
+        margin: standard errors by which a candidate must beat greedy's choice.
+        believe: strength of the behaviour filter on the samples (0: uniform).
         ruleset: preset name whose scoring the simulated hands use.
     """
 
-    def __init__(self, seed: Optional[int] = None, *, samples: int = 64, candidates: int = 4,
-                 margin: float = 1.5, believe: float = 0.0, ruleset: str = "pagat") -> None:
+    def __init__(self, seed: Optional[int] = None, *, samples: int = 64, candidates: int = 2,
+                 margin: float = 1.0, believe: float = 0.0, search: str = "tkd", prior: str = "kept",
+                 ruleset: str = "pagat", knock_early: Optional[float] = None,
+                 knock_late: Optional[float] = None) -> None:
         for key, value in (("samples", samples), ("candidates", candidates)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"montecarlo: {key} must be an int >= 1, got {value!r}")
         if ruleset not in PRESETS:
             raise ValueError(f"montecarlo: ruleset must be one of {sorted(PRESETS)}, got {ruleset!r}")
-        self.name = "montecarlo"
         if isinstance(margin, bool) or not isinstance(margin, (int, float)) or margin < 0:
             raise ValueError(f"montecarlo: margin must be a number >= 0, got {margin!r}")
         if isinstance(believe, bool) or not isinstance(believe, (int, float)) or not 0 <= believe <= 1:
             raise ValueError(f"montecarlo: believe must be a number in 0..1, got {believe!r}")
+        if not isinstance(search, str) or not set(search) <= set(SEARCHES):
+            raise ValueError(f"montecarlo: search must be letters of {SEARCHES!r}, got {search!r}")
+        if prior not in PRIORS:
+            raise ValueError(f"montecarlo: prior must be one of {PRIORS}, got {prior!r}")
+        self.name = "montecarlo"
+        self.search, self.prior = search, prior
         self.samples, self.candidates, self.margin, self.believe = samples, candidates, float(margin), float(believe)
         self.ruleset = resolve_ruleset(ruleset)
+        early, late = default_knock(self.ruleset.undercut_bonus)
+        self.knock = (early if knock_early is None else knock_early, late if knock_late is None else knock_late)
         self._rng = np.random.default_rng(seed)
-        self._guide = GreedyAgent()
-        self._rollout = GreedyAgent(lookahead=False)
+        self._guide = GreedyAgent(knock_early=self.knock[0], knock_late=self.knock[1])
+        self._cheap = GreedyAgent(lookahead=False)
 
     def act(self, observation: Observation) -> int:
         legal = legal_actions(observation).tolist()
@@ -135,14 +211,20 @@ class MonteCarloAgent:
         options = self.candidate_actions(seen, legal, after, knock)
         if len(options) == 1:
             return options[0]
+        return options[self.pick(self.simulate(view, legal, options))]
+
+    def simulate(self, view: ObservationView, legal: Sequence[int], options: Sequence[int]) -> np.ndarray:
+        """Points from my side, ``[candidate, sample]``: each candidate applied to the same
+        sampled hands, then the hand played out by :func:`rollout`."""
         values = np.zeros((len(options), self.samples))
+        big_gin = bool(self.ruleset.big_gin)
         for s in range(self.samples):
             state = self.sample(view, legal)
             for i, action in enumerate(options):
                 simulated = state.clone()
                 simulated.apply_action(action)
-                values[i, s] = rollout(simulated, self._rollout, view.scores, view.target)
-        return options[self.pick(values)]
+                values[i, s] = rollout(simulated, big_gin, self.knock)
+        return values
 
     def pick(self, values: np.ndarray) -> int:
         """Row of the chosen candidate: the best mean among those that beat row 0 (greedy's
@@ -159,15 +241,24 @@ class MonteCarloAgent:
 
     def candidate_actions(self, seen: Seen, legal: Sequence[int], after: dict[int, int],
                           knock: Optional[int]) -> list[int]:
-        """The actions searched, in tie-break order (see the module docstring)."""
-        options = [self._guide.choose(seen, legal)]
+        """The actions searched, greedy's choice first (see the module docstring)."""
+        guide = self._guide.choose(seen, legal)
         if seen.phase in ("offer", "draw"):
-            return options + [a for a in (TAKE_DISCARD, PASS, DRAW_STOCK) if a in legal and a != options[0]]
-        if knock is not None:
+            if "t" not in self.search:
+                return [guide]
+            if guide == TAKE_DISCARD:
+                return [guide, PASS if PASS in legal else DRAW_STOCK]
+            if TAKE_DISCARD in legal and seen.top_discard is not None and lowers(seen.hand_mask, seen.top_discard):
+                return [guide, TAKE_DISCARD]
+            return [guide]
+        options = [guide]
+        knocking = guide >= KNOCK_BASE
+        if knock is not None and "k" in self.search:
             options.append(KNOCK_BASE + knock)
+        width = self.candidates if "d" in self.search else 1 if knocking and "k" in self.search else 0
         discards = [a - DISCARD_BASE for a in legal if DISCARD_BASE <= a < KNOCK_BASE]
-        key = self._rollout.discard_key(seen, after)
-        options += [DISCARD_BASE + c for c in sorted(discards, key=key)[:self.candidates]]
+        key = self._cheap.discard_key(seen, after)
+        options += [DISCARD_BASE + c for c in sorted(discards, key=key)[:width]]
         return list(dict.fromkeys(options))
 
     def sample(self, view: ObservationView, legal: Sequence[int]) -> HandState:
@@ -204,8 +295,14 @@ class MonteCarloAgent:
         for card in view.opp_picked:
             known |= 1 << card
         gone = view.opp_declined + view.opp_discards
+        draws = max(0, len(view.opp_discards) - len(view.opp_picked)) if self.prior == "kept" else 0
         for _ in range(20):
             dealt = [unknown[i] for i in self._rng.permutation(len(unknown))]
+            if draws:
+                seen = min(len(dealt), hidden + draws)
+                kept, dropped = keep_best(dealt[:seen], hidden, known)
+                stock = dropped + dealt[seen:]
+                dealt = kept + [stock[i] for i in self._rng.permutation(len(stock))]
             if self.believe <= 0 or not gone:
                 return dealt
             hand = known
@@ -222,4 +319,4 @@ class MonteCarloAgent:
 
 register("montecarlo", MonteCarloAgent)
 
-__all__ = ["MonteCarloAgent", "rollout", "seen_of"]
+__all__ = ["MonteCarloAgent", "lowers", "rollout", "rollout_discard", "rollout_takes"]
