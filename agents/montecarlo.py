@@ -184,6 +184,9 @@ class MonteCarloAgent:
             raise ValueError(f"montecarlo: believe must be a number in 0..1, got {believe!r}")
         if not isinstance(search, str) or not set(search) <= set(SEARCHES):
             raise ValueError(f"montecarlo: search must be letters of {SEARCHES!r}, got {search!r}")
+        for key, value in (("knock_early", knock_early), ("knock_late", knock_late)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+                raise ValueError(f"montecarlo: {key} must be a number >= 0, got {value!r}")
         if prior not in PRIORS:
             raise ValueError(f"montecarlo: prior must be one of {PRIORS}, got {prior!r}")
         self.name = "montecarlo"

@@ -1,0 +1,190 @@
+"""The ``montecarlo`` agent: legality, samples consistent with the observation, the rollout
+rules and knock schedule, the keep-best sampling prior, the choice rule, seeds and spec
+parameters.  Sample counts are tiny so that the whole file runs in a few seconds.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from test_agents import HIGH, MELDED, OPP, action_trace, c, cards, deal, observe, play, run_game, start
+
+import ginenv
+from agents import MonteCarloAgent, make_agent
+from agents.montecarlo import default_knock, keep_best, knock_threshold, rollout, rollout_discard, rollout_takes
+from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from ginenv.hand import HandState
+from ginenv.melds import mask_deadwood, mask_of
+
+MC = "montecarlo:samples=2"
+SAME_PIECES = ("hand", "top_discard", "pile_rest", "my_discards", "opp_discards", "opp_picked", "opp_declined",
+               "no_discard", "history_cards", "history_by_opp", "phase", "my_turn", "is_dealer", "knock_limit",
+               "stock_size")
+
+
+@pytest.mark.parametrize("ruleset", ["pagat", "classic25", "oklahoma", "eaai"])
+def test_montecarlo_only_returns_legal_actions(ruleset: str) -> None:
+    env = ginenv.env(ruleset=ruleset, episode="hand")
+    counts: Counter = Counter()
+    for seed in range(4):
+        run_game(env, (MC, "greedy") if seed % 2 else ("simple", MC), 7000 + seed, counts)
+    assert counts["montecarlo"] >= 20, counts
+
+
+def test_montecarlo_plays_a_whole_game() -> None:
+    counts: Counter = Counter()
+    run_game(ginenv.env(ruleset="classic25", episode="game"), ("montecarlo:samples=1,ruleset=classic25", "simple"),
+             11, counts)
+    assert counts["montecarlo"] >= 20, counts
+
+
+@pytest.mark.parametrize("ruleset", ["pagat", "oklahoma"])
+def test_montecarlo_samples_are_consistent_with_the_observation(ruleset: str) -> None:
+    """Every sampled hand shows seat 0 exactly what the observation showed, and has the
+    same legal actions; the opponent holds 10 cards, the known picks among them."""
+    from ginenv.encoding import SLICES, encode
+    agent = MonteCarloAgent(seed=5, samples=2, believe=0.5)
+    checked = 0
+    for seed in range(6):
+        env = ginenv.env(ruleset=ruleset, episode="hand")
+        env.reset(seed=seed)
+        players = {"player_0": agent, "player_1": make_agent("greedy")}
+        for name in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            if name == "player_0":
+                view = ginenv.decode(observation)
+                legal = np.flatnonzero(observation["action_mask"]).tolist()
+                state = agent.sample(view, legal)
+                mine = encode(state, 0)
+                for piece in SAME_PIECES:
+                    assert np.array_equal(mine[SLICES[piece]], observation["observation"][SLICES[piece]]), piece
+                assert state.legal_actions() == legal
+                opponent = state.hand_cards(1)
+                assert len(opponent) == 10 and set(view.opp_picked) <= set(opponent)
+                checked += 1
+            env.step(players[name].act(observation))
+    assert checked >= 40
+
+
+def test_keep_best_keeps_the_melds_and_the_held_cards() -> None:
+    pool = cards("7H 8H 9H KS QD 2C 2D 2S")
+    kept, dropped = keep_best(pool, 6)
+    assert sorted(kept) == sorted(cards("7H 8H 9H 2C 2D 2S")) and sorted(dropped) == sorted(cards("KS QD"))
+    held = mask_of(["KC"])
+    kept, dropped = keep_best(cards("KD KH 5S 9C"), 2, held)   # KC is kept anyway: the kings make a set
+    assert sorted(kept) == sorted(cards("KD KH")) and sorted(dropped) == sorted(cards("5S 9C"))
+
+
+def test_kept_prior_gives_the_opponent_less_deadwood_than_uniform() -> None:
+    """After several opponent draws, the keep-best prior deals them better hands."""
+    env = ginenv.env(ruleset="pagat", episode="hand", knock_limit=0)      # gin only: long hands
+    env.reset(seed=3)
+    greedy = make_agent("greedy")
+    for name in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        assert not (terminated or truncated)
+        view = ginenv.decode(observation)
+        if name == "player_0" and len(view.opp_discards) >= 4:
+            break
+        env.step(greedy.act(observation))
+    legal = np.flatnonzero(observation["action_mask"]).tolist()
+    mean = {}
+    for prior in ("uniform", "kept"):
+        agent = MonteCarloAgent(seed=1, samples=1, prior=prior)
+        mean[prior] = np.mean([mask_deadwood(agent.sample(view, legal).hands[1]) for _ in range(40)])
+    assert mean["kept"] < mean["uniform"] - 5, mean
+
+
+def test_rollout_rules() -> None:
+    hand = mask_of(cards("5H 6H AC 2C 3C 4D 5D 6D 7D QS"))
+    assert rollout_takes(hand, c("7H")) and not rollout_takes(hand, c("KS"))
+    eleven = hand | 1 << c("7H")
+    assert rollout_discard(eleven, -1, 10, False) == KNOCK_BASE + c("QS")     # gin: knock
+    high = mask_of(cards("7C 8C 9C TD JD QD 7S 8S 9S KH 4H"))                  # 4 left after the KH
+    assert rollout_discard(high, -1, 10, False) == KNOCK_BASE + c("KH")
+    assert rollout_discard(high, -1, 3, False) == DISCARD_BASE + c("KH")      # above the threshold
+    assert rollout_discard(high, c("KH"), 10, False) == KNOCK_BASE + c("4H")  # the taken card stays
+    melded = mask_of(cards("2S 3S 4S 5S 6S 7S 8S 9S TS JS TH"))
+    assert rollout_discard(melded & ~(1 << c("TH")) | 1 << c("QS"), -1, 10, True) == BIG_GIN
+
+
+def test_knock_schedule() -> None:
+    assert default_knock(10) == (10, 10) and default_knock(25) == (6, 0)
+    assert knock_threshold(6, 0, 31, 10) == 6 and knock_threshold(6, 0, 2, 10) == 0
+    assert knock_threshold(10, 10, 20, 7) == 7                                # capped by the knock limit
+    assert MonteCarloAgent(ruleset="classic25").knock == (6, 0)
+    assert MonteCarloAgent(ruleset="pagat", knock_early=8).knock == (8, 10)
+
+
+def test_rollout_is_zero_sum_and_follows_each_seats_schedule() -> None:
+    rng = np.random.default_rng(0)
+    outcomes = Counter()
+    for _ in range(30):
+        state = HandState.random(rng, "pagat", dealer=1)
+        points = rollout(state, knock=(0, 0))                     # seat 0 only goes gin
+        result = state.result
+        assert state.is_over and result is not None
+        if result.winner is None:
+            assert points == 0
+        else:
+            assert points == (result.points if result.winner == 0 else -result.points)
+        if result.knocker == 0:
+            assert result.outcome == "gin"
+        outcomes[result.knocker] += 1
+    assert outcomes[1] > outcomes[0]
+
+
+def test_montecarlo_knocks_by_its_ruleset_schedule_without_search() -> None:
+    """Deadwood 8 after the first draw: knock under pagat's schedule (as soon as allowed),
+    not under classic25's (6 at the deal, falling to 0)."""
+    env = start(deal(OPP, MELDED + " 8H", "KH", "KD"))
+    play(env, PASS, PASS, DRAW_STOCK)                                         # player_1 draws the KD
+    observation = observe(env)
+    assert make_agent("montecarlo:search=", seed=0).act(observation) == KNOCK_BASE + c("KD")
+    assert make_agent("montecarlo:search=,ruleset=classic25", seed=0).act(observation) == DISCARD_BASE + c("KD")
+    assert make_agent("montecarlo:search=,ruleset=classic25,knock_early=9", seed=0).act(observation) \
+        == KNOCK_BASE + c("KD")
+
+
+def test_montecarlo_keeps_greedy_choice_unless_clearly_beaten() -> None:
+    agent = MonteCarloAgent(margin=2)
+    rng = np.random.default_rng(0)
+    base = rng.normal(0, 20, 64)
+    noisy = base + rng.normal(0.5, 20, 64)        # a little better on average, very noisy
+    clear = base + 5 + rng.normal(0, 1, 64)       # better by 5 on every sample
+    assert agent.pick(np.array([base, noisy])) == 0
+    assert agent.pick(np.array([base, noisy, clear])) == 2
+    assert agent.pick(np.array([base, clear - 10])) == 0
+
+
+def test_montecarlo_goes_gin_and_big_gin_without_search() -> None:
+    hand1 = "5H 6H AC 2C 3C 4D 5D 6D 7D QS"
+    env = start(deal(HIGH, hand1, "7H"))
+    play(env, TAKE_DISCARD)
+    assert make_agent("montecarlo:samples=1", seed=0).act(observe(env)) == KNOCK_BASE + c("QS")
+    env = start(deal("2S 3S 4S 5S 6S 7S 8S 9S TS JS", "AC 2C 3C 4D 5D 6D 7D 8H 9H JH", "TH"), ruleset="classic25")
+    play(env, TAKE_DISCARD)
+    assert make_agent("montecarlo:samples=1", seed=0).act(observe(env)) == BIG_GIN
+
+
+def test_montecarlo_is_reproducible_with_its_seed() -> None:
+    first = action_trace("montecarlo:samples=3", "simple", 2, (9, 1))
+    assert first == action_trace("montecarlo:samples=3", "simple", 2, (9, 1))
+
+
+def test_montecarlo_spec_parameters() -> None:
+    agent = make_agent("montecarlo:samples=8,candidates=2,margin=0,believe=0.5,search=tk,prior=uniform,"
+                       "ruleset=eaai,knock_early=7,knock_late=1", seed=1)
+    assert isinstance(agent, MonteCarloAgent) and agent.name == "montecarlo"
+    assert (agent.samples, agent.candidates, agent.margin, agent.believe, agent.search, agent.prior,
+            agent.ruleset.name, agent.knock) == (8, 2, 0, 0.5, "tk", "uniform", "eaai", (7, 1))
+    assert make_agent({"name": "montecarlo", "samples": 16}).samples == 16
+    for bad in ("montecarlo:samples=0", "montecarlo:samples=2.5", "montecarlo:margin=-1", "montecarlo:believe=2",
+                "montecarlo:ruleset=bridge", "montecarlo:rollouts=3", "montecarlo:search=x", "montecarlo:prior=best",
+                "montecarlo:knock_early=-1", "montecarlo:knock_late=true"):
+        with pytest.raises(ValueError):
+            make_agent(bad, seed=0)
