@@ -124,4 +124,27 @@ def evaluate(samples: np.ndarray, actions: np.ndarray, settings: Settings) -> np
     return values
 
 
-__all__ = ["Settings", "best_discard", "takes", "choose", "play_out", "evaluate"]
+@njit(cache=True)
+def deal_samples(template: np.ndarray, known: int, dealt: np.ndarray, hidden: int) -> np.ndarray:
+    """Determinizations of one position, one row per row of ``dealt``.
+
+    Row ``s`` is ``template`` (any full state of the position, seat 1 the opponent) with
+    seat 1's hand replaced by its ``known`` cards plus ``dealt[s, :hidden]`` and the stock
+    by ``dealt[s, hidden:]``, top first.  ``dealt[s]`` orders the cards the searcher cannot
+    place.
+    """
+    stock = dealt.shape[1] - hidden
+    rows = np.empty((dealt.shape[0], template.shape[0]), dtype=np.int64)
+    for s in range(dealt.shape[0]):
+        rows[s] = template
+        hand = known
+        for i in range(hidden):
+            hand |= 1 << dealt[s, i]
+        rows[s, core.HAND + 1] = hand
+        for i in range(stock):
+            rows[s, core.STOCK + stock - 1 - i] = dealt[s, hidden + i]
+        rows[s, core.STOCK_LEN] = stock
+    return rows
+
+
+__all__ = ["Settings", "best_discard", "takes", "choose", "play_out", "evaluate", "deal_samples"]

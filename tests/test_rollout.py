@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.rollout import Settings, choose, evaluate, play_out, takes
+from agents.rollout import Settings, choose, deal_samples, evaluate, play_out, takes
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.cards import parse_card
 from ginenv.hand import HandState
@@ -109,3 +109,22 @@ def test_big_gin_when_the_ruleset_has_it() -> None:
                      ruleset="classic25")
     assert choose(state.row, True) == BIG_GIN
     assert choose(state.row, False) == KNOCK_BASE + parse_card("JH")  # gin: a 4-card run left
+
+
+def test_deal_samples_places_each_unknown_card_once_and_keeps_the_rest() -> None:
+    rng = np.random.default_rng(2)
+    deck = rng.permutation(52).tolist()
+    template = HandState.from_position(dealer=0, hands=[deck[:11], deck[11:21]], pile=deck[21:23],
+                                       stock=deck[23:], current_player=0, phase="discard",
+                                       picked=[(), deck[11:13]])
+    known = (1 << deck[11]) | (1 << deck[12])
+    unknown = np.array(deck[13:21] + deck[23:])
+    dealt = np.stack([rng.permutation(unknown) for _ in range(4)])
+    rows = deal_samples(template.row, known, dealt, 8)
+    for s in range(4):
+        state = template.clone()
+        state.row = rows[s]
+        assert state.hands[0] == template.hands[0] and state.pile == template.pile
+        assert state.hands[1] == known | sum(1 << c for c in dealt[s, :8].tolist())
+        assert state.stock[::-1] == dealt[s, 8:].tolist()
+        assert sorted(state.hand_cards(0) + state.hand_cards(1) + state.stock + state.pile) == list(range(52))
