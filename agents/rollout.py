@@ -8,8 +8,11 @@ The rollout policy (both seats, deterministic), on the true state of a *simulate
   (the taken card may not be discarded); otherwise pass the offer / draw from the stock.
 * **Discard**: big gin when the ruleset has it and all 11 cards meld; else the card (not
   the one just taken) leaving the least deadwood, ties to the higher value then the lower
-  card id — knocked face down when the deadwood left is within the knock limit, else
-  discarded face up.
+  card id — knocked face down when the deadwood left is 0 or within the seat's knock
+  threshold, else discarded face up.  Seat 1 (the searcher's opponent) knocks as soon as
+  the knock limit allows; seat 0 (the searcher) by the schedule of :class:`Settings`
+  (``knock_early`` at the deal moving linearly to ``knock_late`` as the stock runs down to
+  two cards, as ``greedy`` does; never above the knock limit).
 
 Hands are played with :func:`ginenv.core.apply` and scored with
 :func:`ginenv.scoring.showdown`, so a rollout uses the same engine as the env; one costs
@@ -39,21 +42,25 @@ from ginenv.scoring import showdown
 from .simple import completes_meld
 
 _VALUES = np.array(CARD_VALUES, dtype=np.int64)
+INITIAL_STOCK = 31
 
 
 class Settings(NamedTuple):
-    """The ruleset numbers a rollout needs (a plain tuple, so compiled code can take it)."""
+    """What a rollout needs: the ruleset's numbers and seat 0's knock schedule (a plain
+    tuple, so compiled code can take it)."""
 
     big_gin: bool
     max_turns: int
     gin_bonus: int
     big_gin_bonus: int
     undercut_bonus: int
+    knock_early: float = 10.0
+    knock_late: float = 10.0
 
     @classmethod
-    def of(cls, ruleset: Ruleset) -> "Settings":
+    def of(cls, ruleset: Ruleset, knock_early: float = 10.0, knock_late: float = 10.0) -> "Settings":
         return cls(bool(ruleset.big_gin), ruleset.max_turns_per_hand, ruleset.gin_bonus, ruleset.big_gin_bonus,
-                   ruleset.undercut_bonus)
+                   ruleset.undercut_bonus, float(knock_early), float(knock_late))
 
 
 @njit(cache=True)
@@ -81,15 +88,27 @@ def takes(hand: int, card: int) -> bool:
 
 
 @njit(cache=True)
-def choose(row: np.ndarray, big_gin: bool) -> int:
+def knock_threshold(row: np.ndarray, settings: Settings) -> float:
+    """The deadwood the seat to act knocks with (see the module docstring)."""
+    limit = row[core.KNOCK_LIMIT]
+    if row[core.CURRENT] == 1:
+        return limit
+    progress = (INITIAL_STOCK - row[core.STOCK_LEN]) / (INITIAL_STOCK - core.STOCK_LEFT_AT_DEAD_HAND)
+    progress = min(1.0, max(0.0, progress))
+    return min(settings.knock_early + (settings.knock_late - settings.knock_early) * progress, limit)
+
+
+@njit(cache=True)
+def choose(row: np.ndarray, settings: Settings) -> int:
     """The rollout policy's action for the seat to act in ``row`` (see the module docstring)."""
     phase, seat = row[core.PHASE], row[core.CURRENT]
     hand = row[core.HAND + seat]
     if phase == core.DISCARD:
-        if big_gin and mask_deadwood(hand) == 0:
+        if settings.big_gin and mask_deadwood(hand) == 0:
             return BIG_GIN
         card, left = best_discard(hand, row[core.TAKEN])
-        return (KNOCK_BASE if left <= row[core.KNOCK_LIMIT] else DISCARD_BASE) + card
+        knocks = left == 0 or left <= knock_threshold(row, settings)
+        return (KNOCK_BASE if knocks else DISCARD_BASE) + card
     may_take = phase == core.OFFER or not row[core.FORCED]
     if may_take and takes(hand, row[core.PILE + row[core.PILE_LEN] - 1]):
         return TAKE_DISCARD
@@ -100,13 +119,13 @@ def choose(row: np.ndarray, big_gin: bool) -> int:
 def play_out(row: np.ndarray, settings: Settings) -> int:
     """Play ``row`` to its end with :func:`choose` for both seats (in place); the points
     from seat 0's side (+ won, - lost, 0 for a dead or truncated hand)."""
-    big_gin, max_turns, gin_bonus, big_gin_bonus, undercut_bonus = settings
     while row[core.PHASE] != core.OVER:
-        core.apply(row, choose(row, big_gin), max_turns)
+        core.apply(row, choose(row, settings), settings.max_turns)
     if row[core.ENDED] != core.ENDED_SHOWDOWN:
         return 0
     melds = np.empty(17, dtype=np.int64)
-    _, winner, points, _, _, _, _ = showdown(row, gin_bonus, big_gin_bonus, undercut_bonus, melds)
+    _, winner, points, _, _, _, _ = showdown(row, settings.gin_bonus, settings.big_gin_bonus,
+                                             settings.undercut_bonus, melds)
     return points if winner == 0 else -points
 
 
@@ -147,4 +166,4 @@ def deal_samples(template: np.ndarray, known: int, dealt: np.ndarray, hidden: in
     return rows
 
 
-__all__ = ["Settings", "best_discard", "takes", "choose", "play_out", "evaluate", "deal_samples"]
+__all__ = ["Settings", "best_discard", "takes", "knock_threshold", "choose", "play_out", "evaluate", "deal_samples"]

@@ -7,12 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.rollout import Settings, choose, deal_samples, evaluate, play_out, takes
+from agents.rollout import Settings, choose, deal_samples, evaluate, knock_threshold, play_out, takes
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.cards import parse_card
 from ginenv.hand import HandState
 from ginenv.melds import mask_of
 from ginenv.rules import resolve_ruleset
+
+
+PAGAT = Settings.of(resolve_ruleset("pagat"))
 
 
 def cards(spec: str) -> list[int]:
@@ -35,7 +38,7 @@ def test_rollouts_play_legal_actions_and_score_as_the_engine(ruleset: str, seed:
     state = HandState.random(np.random.default_rng(seed), ruleset)
     row = state.row.copy()
     while not state.is_over:
-        state.apply_action(choose(state.row, state.ruleset.big_gin))  # raises if illegal
+        state.apply_action(choose(state.row, Settings.of(state.ruleset)))  # raises if illegal
     result = state.result
     expected = 0 if result.winner is None else (result.points if result.winner == 0 else -result.points)
     assert play_out(row, Settings.of(state.ruleset)) == expected
@@ -73,7 +76,7 @@ def test_rollouts_reach_every_scored_outcome() -> None:
     for _ in range(400):
         state = HandState.random(rng, rules)
         while not state.is_over:
-            state.apply_action(choose(state.row, rules.big_gin))
+            state.apply_action(choose(state.row, Settings.of(rules)))
         outcomes.add(state.result.outcome)
     assert outcomes == {"knock", "gin", "undercut"}  # it knocks as soon as it may: no dead hands here
 
@@ -85,30 +88,30 @@ def test_takes_a_card_that_makes_a_meld_and_lowers_deadwood() -> None:
     melded = mask_of("AC 2C 3C 4D 5D 6D 7H 8H 9H TH".split())
     assert not takes(melded, parse_card("4C"))     # makes a meld, but deadwood stays 0
     state = position("7C 8C 2D 3D 9H 9S KH QS JD TH", "AC 2C 3C 4D 5D 6D 7H 8H 9D KS", "9C", "offer")
-    assert choose(state.row, False) == TAKE_DISCARD
+    assert choose(state.row, PAGAT) == TAKE_DISCARD
     state = position("7C 8C 2D 3D 9H 9S KH QS JD TH", "AC 2C 3C 4D 5D 6D 7H 8H 9D KS", "4S", "offer")
-    assert choose(state.row, False) == PASS
+    assert choose(state.row, PAGAT) == PASS
     state = position("7C 8C 2D 3D 9H 9S KH QS JD TH", "AC 2C 3C 4D 5D 6D 7H 8H 9D KS", "4S", "draw")
-    assert choose(state.row, False) == DRAW_STOCK
+    assert choose(state.row, PAGAT) == DRAW_STOCK
 
 
 def test_discards_least_deadwood_then_higher_value_and_knocks_within_the_limit() -> None:
     # 3 melds + KS QH: discarding either leaves 10; ties go to the higher value (equal: the lower id).
     state = position("AC 2C 3C 4D 5D 6D 7H 8H 9H KS QH", "2S 3S 4S 5H 6H TC JC 8D 9D TS", "KD", "discard")
-    assert choose(state.row, False) == KNOCK_BASE + parse_card("QH")
+    assert choose(state.row, PAGAT) == KNOCK_BASE + parse_card("QH")
     state.knock_limit = 9
-    assert choose(state.row, False) == DISCARD_BASE + parse_card("QH")
+    assert choose(state.row, PAGAT) == DISCARD_BASE + parse_card("QH")
     # the card just taken may not go back
     state = position("AC 2C 3C 4D 5D 6D 7H 8H 9H KS 2H", "2S 3S 4S 5H 6H TC JC 8D 9D TS", "KD", "discard",
                      taken="KS")
-    assert choose(state.row, False) == KNOCK_BASE + parse_card("2H")
+    assert choose(state.row, PAGAT) == KNOCK_BASE + parse_card("2H")
 
 
 def test_big_gin_when_the_ruleset_has_it() -> None:
     state = position("AC 2C 3C 4D 5D 6D 7H 8H 9H TH JH", "2S 3S 4S 5H 6H TC JC 8D 9D TS", "KD", "discard",
                      ruleset="classic25")
-    assert choose(state.row, True) == BIG_GIN
-    assert choose(state.row, False) == KNOCK_BASE + parse_card("JH")  # gin: a 4-card run left
+    assert choose(state.row, Settings.of(resolve_ruleset("classic25"))) == BIG_GIN
+    assert choose(state.row, PAGAT) == KNOCK_BASE + parse_card("JH")  # gin: a 4-card run left
 
 
 def test_deal_samples_places_each_unknown_card_once_and_keeps_the_rest() -> None:
@@ -128,3 +131,24 @@ def test_deal_samples_places_each_unknown_card_once_and_keeps_the_rest() -> None
         assert state.hands[1] == known | sum(1 << c for c in dealt[s, :8].tolist())
         assert state.stock[::-1] == dealt[s, 8:].tolist()
         assert sorted(state.hand_cards(0) + state.hand_cards(1) + state.stock + state.pile) == list(range(52))
+
+
+def test_seat_0_knocks_by_its_schedule_and_seat_1_as_soon_as_allowed() -> None:
+    schedule = Settings.of(resolve_ruleset("pagat"), knock_early=6, knock_late=0)
+    mine, theirs = "AC 2C 3C 4D 5D 6D 7H 8H 9H 5S QH", "2S 3S 4S 5H 6H TC JC 8D 9D TS"
+    state = position(mine, theirs, "KD", "discard")           # 30 stock cards: threshold 5.8, 5 left
+    assert choose(state.row, schedule) == KNOCK_BASE + parse_card("QH")
+    assert knock_threshold(state.row, schedule) == pytest.approx(6 - 6 / 29)  # 30 stock cards
+    state = position("AC 2C 3C 4D 5D 6D 7H 8H 9H 8S QH", theirs, "KD", "discard")  # 8 left > 6
+    assert choose(state.row, schedule) == DISCARD_BASE + parse_card("QH")
+    assert choose(state.row, PAGAT) == KNOCK_BASE + parse_card("QH")
+    hand, other = cards("AC 2C 3C 4D 5D 6D 7H 8H 9H 5S QH"), cards(theirs)
+    rest = [c for c in range(52) if c not in hand + other]
+    late = HandState.from_position(dealer=1, hands=[hand, other], stock=rest[:3], pile=rest[3:],
+                                   current_player=0, phase="discard")    # 3 stock cards: threshold 0.2
+    assert knock_threshold(late.row, schedule) == pytest.approx(6 - 6 * 28 / 29)
+    assert choose(late.row, schedule) == DISCARD_BASE + parse_card("QH")
+    theirs_turn = HandState.from_position(dealer=0, hands=[other, hand], stock=rest[:3], pile=rest[3:],
+                                          current_player=1, phase="discard")
+    assert knock_threshold(theirs_turn.row, schedule) == 10
+    assert choose(theirs_turn.row, schedule) == KNOCK_BASE + parse_card("QH")
