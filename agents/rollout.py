@@ -36,6 +36,7 @@ from ginenv import core
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.cards import CARD_VALUES
 from ginenv.melds import discard_deadwoods_into, mask_deadwood
+from ginenv.scoring import bit_count
 from ginenv.rules import Ruleset
 from ginenv.scoring import showdown
 
@@ -64,14 +65,14 @@ class Settings(NamedTuple):
 
 
 @njit(cache=True)
-def best_discard(hand: int, taken: int) -> tuple[int, int]:
-    """``(card, deadwood left)``: the discard of an 11-card ``hand`` leaving the least
-    deadwood (not ``taken``; ties to the higher value, then the lower card)."""
+def best_discard(hand: int, excluded: int) -> tuple[int, int]:
+    """``(card, deadwood left)``: the discard of ``hand`` leaving the least deadwood, among
+    its cards not in the mask ``excluded`` (ties to the higher value, then the lower card)."""
     after = np.empty(52, dtype=np.int64)
     discard_deadwoods_into(hand, after)
     best, best_left = -1, 1 << 20
     for card in range(52):
-        if not hand >> card & 1 or card == taken:
+        if not hand >> card & 1 or excluded >> card & 1:
             continue
         left = after[card]
         if left < best_left or left == best_left and _VALUES[card] > _VALUES[best]:
@@ -80,11 +81,51 @@ def best_discard(hand: int, taken: int) -> tuple[int, int]:
 
 
 @njit(cache=True)
+def keep_best(pool: int, keep: int, held: int) -> int:
+    """The ``keep`` cards of the mask ``pool`` that a deadwood-minded player holding ``held``
+    as well keeps: drop one card of the pool at a time, the one :func:`best_discard` picks."""
+    mask = held | pool
+    for _ in range(bit_count(pool) - keep):
+        card, _ = best_discard(mask, held)
+        mask &= ~(1 << card)
+    return mask & ~held
+
+
+@njit(cache=True)
+def kept_deals(orders: np.ndarray, hidden: int, draws: int, known: int, reorders: np.ndarray) -> np.ndarray:
+    """Deals (as :func:`deal_samples` takes them) where the opponent has improved its hand
+    for ``draws`` turns: of the first ``hidden + draws`` cards of ``orders[s]`` it keeps the
+    ``hidden`` best (:func:`keep_best`, beside its ``known`` cards); the other cards form
+    the stock in the order ``reorders[s]`` (a permutation of the stock positions)."""
+    count, width = orders.shape
+    seen = min(width, hidden + draws)
+    out = np.empty_like(orders)
+    rest = np.empty(width - hidden, dtype=np.int64)
+    for s in range(count):
+        pool = 0
+        for i in range(seen):
+            pool |= 1 << orders[s, i]
+        kept = keep_best(pool, hidden, known)
+        placed, left = 0, 0
+        for i in range(width):
+            card = orders[s, i]
+            if kept >> card & 1:
+                out[s, placed] = card
+                placed += 1
+            else:
+                rest[left] = card
+                left += 1
+        for i in range(width - hidden):
+            out[s, hidden + i] = rest[reorders[s, i]]
+    return out
+
+
+@njit(cache=True)
 def takes(hand: int, card: int) -> bool:
     """Whether the rollout policy takes the face-up ``card`` into the 10-card ``hand``."""
     if not completes_meld(hand, card):
         return False
-    return best_discard(hand | 1 << card, card)[1] < mask_deadwood(hand)
+    return best_discard(hand | 1 << card, 1 << card)[1] < mask_deadwood(hand)
 
 
 @njit(cache=True)
@@ -106,7 +147,8 @@ def choose(row: np.ndarray, settings: Settings) -> int:
     if phase == core.DISCARD:
         if settings.big_gin and mask_deadwood(hand) == 0:
             return BIG_GIN
-        card, left = best_discard(hand, row[core.TAKEN])
+        taken = row[core.TAKEN]
+        card, left = best_discard(hand, 1 << taken if taken >= 0 else 0)
         knocks = left == 0 or left <= knock_threshold(row, settings)
         return (KNOCK_BASE if knocks else DISCARD_BASE) + card
     may_take = phase == core.OFFER or not row[core.FORCED]
@@ -166,4 +208,4 @@ def deal_samples(template: np.ndarray, known: int, dealt: np.ndarray, hidden: in
     return rows
 
 
-__all__ = ["Settings", "best_discard", "takes", "knock_threshold", "choose", "play_out", "evaluate", "deal_samples"]
+__all__ = ["Settings", "best_discard", "keep_best", "kept_deals", "takes", "knock_threshold", "choose", "play_out", "evaluate", "deal_samples"]

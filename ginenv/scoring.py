@@ -49,7 +49,8 @@ def _highest(mask: int) -> int:
 
 
 @njit(cache=True)
-def _bit_count(mask: int) -> int:
+def bit_count(mask: int) -> int:
+    """Number of cards in a mask (compiled code cannot call ``int.bit_count``)."""
     count = 0
     while mask:
         mask &= mask - 1
@@ -66,7 +67,7 @@ def layoff_options_into(meld: int, available: int, out: np.ndarray) -> int:
     column = RANK_COLUMN << (low % NUM_RANKS)
     if meld & ~column == 0:  # a set
         fourth = column & ~meld & available
-        if _bit_count(meld) == 4 or not fourth:
+        if bit_count(meld) == 4 or not fourth:
             return 1
         out[1] = fourth
         return 2
@@ -125,7 +126,7 @@ def best_defence_of(defender: int, melds: np.ndarray, count: int) -> tuple[int, 
             laid |= part
         if not overlap:
             value = mask_deadwood(defender & ~laid)
-            laid_count = _bit_count(laid)
+            laid_count = bit_count(laid)
             if value < best_value or value == best_value and laid_count < best_count:
                 best_value, best_count, best_laid = value, laid_count, laid
         j = count - 1
@@ -203,10 +204,10 @@ def knocker_arrangement_into(knocker: int, unseen: int, out: np.ndarray) -> int:
     sizes = np.empty(_MAX_ARRANGEMENTS, dtype=np.int64)
     found = best_arrangements_into(knocker, arrangements, sizes)
     best = 0
-    best_layable = _bit_count(layable_unseen_of(arrangements[0], sizes[0], unseen))
+    best_layable = bit_count(layable_unseen_of(arrangements[0], sizes[0], unseen))
     best_sorted = _sorted_melds(arrangements[0], sizes[0])
     for a in range(1, found):
-        layable = _bit_count(layable_unseen_of(arrangements[a], sizes[a], unseen))
+        layable = bit_count(layable_unseen_of(arrangements[a], sizes[a], unseen))
         if layable > best_layable or layable == best_layable and sizes[a] > sizes[best]:
             continue
         ordered = _sorted_melds(arrangements[a], sizes[a])
