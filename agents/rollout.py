@@ -121,11 +121,16 @@ def kept_deals(orders: np.ndarray, hidden: int, draws: int, known: int, reorders
 
 
 @njit(cache=True)
+def lowers(hand: int, card: int) -> bool:
+    """Whether taking the face-up ``card`` into the 10-card ``hand`` lowers its least
+    deadwood (the taken card may not be discarded)."""
+    return best_discard(hand | 1 << card, 1 << card)[1] < mask_deadwood(hand)
+
+
+@njit(cache=True)
 def takes(hand: int, card: int) -> bool:
     """Whether the rollout policy takes the face-up ``card`` into the 10-card ``hand``."""
-    if not completes_meld(hand, card):
-        return False
-    return best_discard(hand | 1 << card, 1 << card)[1] < mask_deadwood(hand)
+    return completes_meld(hand, card) and lowers(hand, card)
 
 
 @njit(cache=True)
@@ -208,4 +213,4 @@ def deal_samples(template: np.ndarray, known: int, dealt: np.ndarray, hidden: in
     return rows
 
 
-__all__ = ["Settings", "best_discard", "keep_best", "kept_deals", "takes", "knock_threshold", "choose", "play_out", "evaluate", "deal_samples"]
+__all__ = ["Settings", "best_discard", "keep_best", "kept_deals", "lowers", "takes", "knock_threshold", "choose", "play_out", "evaluate", "deal_samples"]
