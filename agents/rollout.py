@@ -36,7 +36,6 @@ from ginenv import core
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.cards import CARD_VALUES
 from ginenv.melds import discard_deadwoods_into, mask_deadwood
-from ginenv.scoring import bit_count
 from ginenv.rules import Ruleset
 from ginenv.scoring import showdown
 
@@ -81,35 +80,37 @@ def best_discard(hand: int, excluded: int) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def keep_best(pool: int, keep: int, held: int) -> int:
-    """The ``keep`` cards of the mask ``pool`` that a deadwood-minded player holding ``held``
-    as well keeps: drop one card of the pool at a time, the one :func:`best_discard` picks."""
-    mask = held | pool
-    for _ in range(bit_count(pool) - keep):
-        card, _ = best_discard(mask, held)
-        mask &= ~(1 << card)
-    return mask & ~held
+def improved(hand: int, drawn: np.ndarray, held: int) -> int:
+    """``hand`` after drawing each card of ``drawn`` in turn and discarding, each time, the
+    card :func:`best_discard` picks (never one of the mask ``held``): how a deadwood-minded
+    player's hand improves over that many turns."""
+    for card in drawn:
+        hand |= 1 << card
+        out, _ = best_discard(hand, held)
+        hand &= ~(1 << out)
+    return hand
 
 
 @njit(cache=True)
 def kept_deals(orders: np.ndarray, hidden: int, draws: int, known: int, reorders: np.ndarray) -> np.ndarray:
     """Deals (as :func:`deal_samples` takes them) where the opponent has improved its hand
-    for ``draws`` turns: of the first ``hidden + draws`` cards of ``orders[s]`` it keeps the
-    ``hidden`` best (:func:`keep_best`, beside its ``known`` cards); the other cards form
-    the stock in the order ``reorders[s]`` (a permutation of the stock positions)."""
+    for ``draws`` turns: it was dealt the first ``hidden`` cards of ``orders[s]`` (beside its
+    ``known`` cards, which it keeps) and drew the next ``draws`` (:func:`improved`); the
+    cards it does not hold form the stock in the order ``reorders[s]`` (a permutation of the
+    stock positions)."""
     count, width = orders.shape
-    seen = min(width, hidden + draws)
+    draws = min(draws, width - hidden)
     out = np.empty_like(orders)
     rest = np.empty(width - hidden, dtype=np.int64)
     for s in range(count):
-        pool = 0
-        for i in range(seen):
-            pool |= 1 << orders[s, i]
-        kept = keep_best(pool, hidden, known)
+        hand = known
+        for i in range(hidden):
+            hand |= 1 << orders[s, i]
+        hand = improved(hand, orders[s, hidden:hidden + draws], known)
         placed, left = 0, 0
         for i in range(width):
             card = orders[s, i]
-            if kept >> card & 1:
+            if hand >> card & 1:
                 out[s, placed] = card
                 placed += 1
             else:
@@ -213,4 +214,4 @@ def deal_samples(template: np.ndarray, known: int, dealt: np.ndarray, hidden: in
     return rows
 
 
-__all__ = ["Settings", "best_discard", "keep_best", "kept_deals", "lowers", "takes", "knock_threshold", "choose", "play_out", "evaluate", "deal_samples"]
+__all__ = ["Settings", "best_discard", "improved", "kept_deals", "lowers", "takes", "knock_threshold", "choose", "play_out", "evaluate", "deal_samples"]

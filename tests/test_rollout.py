@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.rollout import (Settings, choose, deal_samples, evaluate, keep_best, kept_deals, knock_threshold, play_out,
+from agents.rollout import (Settings, choose, deal_samples, evaluate, improved, kept_deals, knock_threshold, play_out,
                             takes)
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.cards import parse_card
 from ginenv.hand import HandState
-from ginenv.melds import mask_deadwood, mask_of
+from ginenv.melds import mask_of
 from ginenv.rules import resolve_ruleset
 
 
@@ -155,14 +155,16 @@ def test_seat_0_knocks_by_its_schedule_and_seat_1_as_soon_as_allowed() -> None:
     assert choose(theirs_turn.row, schedule) == KNOCK_BASE + parse_card("QH")
 
 
-def test_keep_best_drops_the_cards_a_deadwood_minded_player_would() -> None:
-    pool = mask_of("7H 8H 9H KS QD".split())
-    assert keep_best(pool, 3, 0) == mask_of("7H 8H 9H".split())
-    held = mask_of("7C 7D".split())  # the 7S now makes a set with cards held anyway
-    assert keep_best(mask_of("7S KS QD 2H".split()), 2, held) == mask_of("7S 2H".split())
+def test_improved_draws_each_card_and_drops_the_worst_never_a_held_one() -> None:
+    hand = mask_of("7H 8H KS QD 2C".split())
+    assert improved(hand, np.array(cards("9H")), 0) == mask_of("7H 8H 9H KS 2C".split())  # QD: tie, lower id
+    assert improved(hand, np.array(cards("9H JS")), 0) == mask_of("7H 8H 9H KS 2C".split())
+    hand = mask_of("7C 7D QD KS 2H".split())
+    held = mask_of(["KS"])  # e.g. a card it took from the pile: known, kept
+    assert improved(hand, np.array(cards("7S")), held) == mask_of("7C 7D 7S KS 2H".split())
 
 
-def test_kept_deals_give_the_opponent_its_best_cards_and_keep_every_card_once() -> None:
+def test_kept_deals_give_the_opponent_its_improved_hand_and_keep_every_card_once() -> None:
     rng = np.random.default_rng(4)
     unknown = np.arange(30, dtype=np.int64)
     orders = np.stack([rng.permutation(unknown) for _ in range(5)])
@@ -170,6 +172,7 @@ def test_kept_deals_give_the_opponent_its_best_cards_and_keep_every_card_once() 
     deals = kept_deals(orders, 8, 6, 0, reorders)
     for s in range(5):
         assert sorted(deals[s].tolist()) == list(range(30))
-        pool = sum(1 << int(c) for c in orders[s, :14])
-        assert sum(1 << int(c) for c in deals[s, :8]) == keep_best(pool, 8, 0)
-        assert mask_deadwood(keep_best(pool, 8, 0)) <= mask_deadwood(sum(1 << int(c) for c in orders[s, :8]))
+        dealt = sum(1 << int(c) for c in orders[s, :8])
+        assert sum(1 << int(c) for c in deals[s, :8]) == improved(dealt, orders[s, 8:14], 0)
+    many = kept_deals(orders, 8, 40, 0, reorders)  # more draws than cards: every card is drawn once
+    assert all(sorted(row.tolist()) == list(range(30)) for row in many)
