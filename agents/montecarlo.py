@@ -1,43 +1,69 @@
-"""``montecarlo``: determinized sampling with greedy rollouts (the strongest baseline).
+"""``montecarlo``: a knock-scheduled ``greedy`` guide checked by determinized sampling with
+fast rollouts (the strongest baseline).
 
 Exact policy, everything read from :func:`ginenv.decode` of the observation:
 
 * A single legal action is played at once; **big gin** when legal, then **gin** (a knock
   leaving no deadwood) when legal, are played without search.
-* **Candidates**, in this order, duplicates removed: first the ``greedy`` agent's own
-  choice (default parameters).  Upcard offer / draw: then the other of take the face-up
-  card / pass or draw from the stock.  Discard: then the greedy knock (least deadwood
-  left) if a knock is legal, and the ``candidates`` best plain discards under the literal
-  greedy order (least residual deadwood, then least danger, then highest value, …).
-* **Sampling.**  ``samples`` times: deal the cards I cannot see — all but my hand, the
-  discard pile and the cards the opponent is known to hold — uniformly at random into the
-  opponent's hidden cards (10 minus the known ones) and a stock of the observed size.  That
-  is a full hand consistent with the observation, built with
+* **Guide**: the ``greedy`` agent with this agent's knock schedule ``knock_early`` /
+  ``knock_late`` (greedy's other parameters at their defaults).  The schedule defaults by
+  the ``ruleset`` scoring (:func:`default_knock`): where an undercut costs 25 or more
+  (``classic25``, ``eaai``, ``oklahoma``) ``(6, 0)`` — knock with at most 6 deadwood at the
+  deal, falling to gin only when the stock runs out — else ``(10, 10)``, knock as soon as
+  allowed.  (``greedy:knock_early=6,knock_late=0`` alone beat default ``greedy`` 63.2%
+  [59.7%, 66.8%] under ``classic25``, 400 games, seed 7, and lost under ``pagat``.)
+* **Candidates** (``search`` picks the decisions searched, default all three), greedy
+  guide's choice first, duplicates removed.  ``t`` (offer / draw): the other of take the
+  face-up card / pass or draw, where taking is a candidate only when it lowers my least
+  deadwood (:func:`lowers`).  ``k``: the knock leaving the least deadwood when a knock is
+  legal (and, when the guide knocks, the best plain discard).  ``d``: the ``candidates``
+  best plain discards in the rollout order (least deadwood left, then danger, value, …).
+  A decision with one candidate is not searched.
+* **Sampling.**  ``samples`` times: deal the cards I cannot see (all but my hand, the
+  discard pile and the opponent's known picks) into the opponent's hidden cards (10 minus
+  the known ones) and a stock of the observed size, and build the full hand with
   :meth:`ginenv.hand.HandState.from_position` (my seat, the phase, the card I may not
-  discard, the opponent's known picks, discards and declines, the discard history; the
-  observed knock limit; no Oklahoma doubling).  With ``believe`` > 0 the deal is also
-  filtered by the opponent's behaviour: it is kept with probability
-  ``(1 - believe) ** k``, ``k`` the cards they passed over or discarded that would make a
+  discard, the opponent's known picks, discards and declines, the history; the observed
+  knock limit; no Oklahoma doubling).  ``prior="kept"`` (default): the opponent has drawn
+  about ``k = max(0, opponent discards - known picks)`` stock cards, so of ``hidden + k``
+  random unknown cards they get the ``hidden`` best (:func:`keep_best`: drop one card at a
+  time, the one leaving the least deadwood), the rest going back into a reshuffled stock —
+  their hand has been improved for as many turns as they played; ``"uniform"``: a uniform
+  deal.  With ``believe`` > 0 a deal is also kept only with probability
+  ``(1 - believe) ** m``, ``m`` the cards they passed over or discarded that would make a
   meld with the hand it gives them (up to 20 tries).
-* **Rollouts.**  In every sampled hand each candidate is applied and the hand is played to
-  its end by ``greedy:lookahead=false`` for both seats (the cheap form of the greedy policy,
-  sharing its code through :class:`agents.greedy.Seen`); its value is the hand's points
-  under ``ruleset`` from my side (+ won, - lost, 0 dead).  Every candidate sees the same
-  samples (common random numbers).
-* **Choice**: greedy's own choice, unless other candidates beat it on the paired
-  per-sample differences by more than ``margin`` standard errors; then the one of those
-  with the best mean.  (Picking the plain best mean switched on noise and lost to
-  ``greedy``.)  Randomness comes only from the agent's own seeded generator, so a seeded
-  agent is reproducible.
+* **Rollouts** (:func:`rollout`): every candidate is applied to every sampled hand (common
+  random numbers) and the hand is played to its end, both seats taking a face-up card that
+  makes a meld and lowers their deadwood, else drawing, and discarding the card leaving the
+  least deadwood (then the higher value, the lower id); gin and big gin always; I (seat 0)
+  knock by the same schedule as the guide, the opponent as soon as the knock limit allows
+  (as ``greedy`` does).  Value: the hand's points under ``ruleset`` from my side (+ won,
+  - lost, 0 dead).
+* **Choice**: the guide's choice, unless other candidates beat it on the paired per-sample
+  differences by more than ``margin`` standard errors; then the one of those with the best
+  mean.  Randomness comes only from the agent's own seeded generator.
 
-Parameters (by spec, e.g. ``"montecarlo:samples=128,margin=2"``): ``samples`` (default 64),
-``candidates`` (plain discards searched, default 4), ``margin`` (default 1.5), ``believe``
-(default 0: uniform sampling), ``ruleset`` (the scoring of the simulated hands: a preset
-name, default ``"pagat"``; the observation does not carry the bonuses).
+Parameters (by spec, e.g. ``"montecarlo:ruleset=classic25,samples=128"``): ``samples``
+(default 64), ``candidates`` (default 2), ``margin`` (default 1.0), ``believe`` (default 0),
+``search`` (default ``"tkd"``), ``prior`` (default ``"kept"``), ``knock_early`` /
+``knock_late`` (default by ruleset, above) and ``ruleset`` (the scoring of the simulated
+hands and of the knock defaults: a preset name, default ``"pagat"``; the observation does
+not carry the bonuses, so name the ruleset played, e.g. ``montecarlo:ruleset=classic25``).
 
-Measured (``pagat``, 300 mirrored pairs of single hands against ``greedy``, seeds
-10000-10299): ``samples=64,margin=1.5`` +1.4 ± 1.1 points per hand, ``samples=32,margin=2``
-+0.9 ± 0.8 — ahead of ``greedy``, by little; about 0.1 s per searched decision at 64 samples.
+Measured against ``greedy``, whole games to 100, mirrored pairs, 95% pair-cluster intervals
+(``benchmarks/strength_ladder.sh``; one core, defaults unless named):
+
+* ``ginrummy eval montecarlo:ruleset=classic25 greedy --games 200 --ruleset classic25
+  --seed 11 --workers 1``: 66.0% [60.4%, 71.6%] (pairs won in both seats 37-5), +3.18 points
+  per hand, 21.4% of hands undercut by ``montecarlo``; 33.6 ms per decision.
+* PAGAT_FINAL
+* Development runs (single hands, ``python benchmarks/bench_agents.py SPEC greedy --pairs
+  150 --ruleset pagat --episode hand --seed S``, points per hand with 95% intervals):
+  ``S=10000``: ``montecarlo:prior=uniform,search=d`` -1.47 ± 0.97, ``search=t`` +0.31 ±
+  0.77, ``search=k`` -0.01 ± 0.07; ``montecarlo:search=d`` (kept prior) +0.18 ± 0.84;
+  ``S=30000``: ``montecarlo`` +0.81 ± 1.43.  Under ``pagat`` the search finds little
+  over ``greedy``: its rollout policy (no one-draw lookahead, no danger term) is weaker than
+  the guide it checks.
 
 >>> import ginenv
 >>> env = ginenv.env(); env.reset(seed=0)
