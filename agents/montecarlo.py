@@ -56,7 +56,9 @@ Measured against ``greedy``, whole games to 100, mirrored pairs, 95% pair-cluste
 * ``ginrummy eval montecarlo:ruleset=classic25 greedy --games 200 --ruleset classic25
   --seed 11 --workers 1``: 66.0% [60.4%, 71.6%] (pairs won in both seats 37-5), +3.18 points
   per hand, 21.4% of hands undercut by ``montecarlo``; 33.6 ms per decision.
-* PAGAT_FINAL
+* ``ginrummy eval montecarlo greedy --games 200 --ruleset pagat --seed 11 --workers 1``:
+  50.5% [43.8%, 57.2%] (pairs won in both seats 23-22), +0.21 points per hand; 28.4 ms per
+  decision — not stronger than ``greedy`` under ``pagat``.
 * Development runs (single hands, ``python benchmarks/bench_agents.py SPEC greedy --pairs
   150 --ruleset pagat --episode hand --seed S``, points per hand with 95% intervals):
   ``S=10000``: ``montecarlo:prior=uniform,search=d`` -1.47 ± 0.97, ``search=t`` +0.31 ±
