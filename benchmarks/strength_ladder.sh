@@ -3,7 +3,8 @@
 # Usage: bash benchmarks/strength_ladder.sh [OUT_DIR] [GAMES] [MC_GAMES]   (JSON results land in OUT_DIR)
 # The montecarlo rows (MC_GAMES, default 200, seed 11, one worker so that act() times are
 # per core) are slow: about 14 minutes for classic25 and 12 for pagat on one core of the
-# 2-core development machine (pure-Python rollouts, ~30 ms per decision); MC_GAMES=0 skips them.
+# 2-core development machine with the pure-Python engine (~30 ms per decision; about half
+# that with the compiled core); MC_GAMES=0 skips them.
 set -euo pipefail
 out=${1:-strength}
 games=${2:-800}
