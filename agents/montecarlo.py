@@ -159,23 +159,44 @@ def keep_best(pool: Sequence[int], keep: int, held: int = 0) -> tuple[list[int],
 
     Cards are dropped one at a time, each time the one whose removal leaves the least
     deadwood of ``held`` (a mask of cards kept anyway) plus the pool (then the higher value,
-    then the lower id): the rollout discard rule applied to everything seen at once.
+    then the lower id): the rollout discard rule applied to everything seen at once.  Where
+    the meld solver cannot take the whole pool (too many set choices, possible beyond 15
+    cards), the pool is seen in order instead: the first ``keep`` cards, then one card at a
+    time, dropping one by the same rule after each (as turn-by-turn play would).
 
     >>> from ginenv.cards import parse_card, card_text
     >>> kept, dropped = keep_best([parse_card(c) for c in "7H 8H 9H KS QD".split()], 3)
     >>> [card_text(c) for c in kept], [card_text(c) for c in dropped]
     (['7H', '8H', '9H'], ['QD', 'KS'])
     """
-    mask = held
-    for card in pool:
-        mask |= 1 << card
+    try:
+        mask, dropped = drop_worst(held | _mask_of(pool), held, len(pool) - keep)
+    except ValueError:
+        mask, dropped = held | _mask_of(pool[:keep]), []
+        for card in pool[keep:]:
+            mask, out = drop_worst(mask | 1 << card, held, 1)
+            dropped += out
+    return [c for c in pool if mask >> c & 1], dropped
+
+
+def drop_worst(mask: int, held: int, count: int) -> tuple[int, list[int]]:
+    """Drop ``count`` cards from ``mask`` one at a time, each the one (not in ``held``) whose
+    removal leaves the least deadwood, then the higher value, then the lower id; returns the
+    mask left and the dropped cards in order."""
     dropped: list[int] = []
-    for _ in range(len(pool) - keep):
+    for _ in range(count):
         after = discard_deadwoods(mask)
         card = min((c for c in after if not held >> c & 1), key=lambda c: (after[c], -CARD_VALUES[c], c))
         mask &= ~(1 << card)
         dropped.append(card)
-    return [c for c in pool if mask >> c & 1], dropped
+    return mask, dropped
+
+
+def _mask_of(cards: Sequence[int]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
 
 
 def points_of(state: HandState) -> int:

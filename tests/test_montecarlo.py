@@ -79,6 +79,15 @@ def test_keep_best_keeps_the_melds_and_the_held_cards() -> None:
     assert sorted(kept) == sorted(cards("KD KH")) and sorted(dropped) == sorted(cards("5S 9C"))
 
 
+def test_keep_best_takes_a_pool_too_big_for_the_meld_solver_in_turns() -> None:
+    """24 cards, six ranks four times: too many set choices at once, so the pool is seen in
+    order; the result still keeps the right number of cards, all from the pool."""
+    pool = [rank + 13 * suit for rank in range(6) for suit in range(4)]
+    kept, dropped = keep_best(pool, 10)
+    assert len(kept) == 10 and len(dropped) == 14 and sorted(kept + dropped) == sorted(pool)
+    assert mask_deadwood(mask_of(kept)) <= 10
+
+
 def test_kept_prior_gives_the_opponent_less_deadwood_than_uniform() -> None:
     """After several opponent draws, the keep-best prior deals them better hands."""
     env = ginenv.env(ruleset="pagat", episode="hand", knock_limit=0)      # gin only: long hands
