@@ -15,58 +15,59 @@ Exact policy, everything read from :func:`ginenv.decode` of the observation:
 * **Candidates** (``search`` picks the decisions searched, default all three), greedy
   guide's choice first, duplicates removed.  ``t`` (offer / draw): the other of take the
   face-up card / pass or draw, where taking is a candidate only when it lowers my least
-  deadwood (:func:`lowers`).  ``k``: the knock leaving the least deadwood when a knock is
+  deadwood (:func:`agents.rollout.lowers`).  ``k``: the knock leaving the least deadwood when a knock is
   legal (and, when the guide knocks, the best plain discard).  ``d``: the ``candidates``
   best plain discards in the rollout order (least deadwood left, then danger, value, …).
   A decision with one candidate is not searched.
-* **Sampling.**  ``samples`` times: deal the cards I cannot see (all but my hand, the
-  discard pile and the opponent's known picks) into the opponent's hidden cards (10 minus
-  the known ones) and a stock of the observed size, and build the full hand with
-  :meth:`ginenv.hand.HandState.from_position` (my seat, the phase, the card I may not
-  discard, the opponent's known picks, discards and declines, the history; the observed
-  knock limit; no Oklahoma doubling).  ``prior="kept"`` (default): the opponent has drawn
-  about ``k = max(0, opponent discards - known picks)`` stock cards, so of ``hidden + k``
-  random unknown cards they get the ``hidden`` best (:func:`keep_best`: drop one card at a
-  time, the one leaving the least deadwood), the rest going back into a reshuffled stock —
-  their hand has been improved for as many turns as they played; ``"uniform"``: a uniform
-  deal.  With ``believe`` > 0 a deal is also kept only with probability
-  ``(1 - believe) ** m``, ``m`` the cards they passed over or discarded that would make a
-  meld with the hand it gives them (up to 20 tries).
-* **Rollouts** (:func:`rollout`): every candidate is applied to every sampled hand (common
-  random numbers) and the hand is played to its end, both seats taking a face-up card that
-  makes a meld and lowers their deadwood, else drawing, and discarding the card leaving the
-  least deadwood (then the higher value, the lower id); gin and big gin always; I (seat 0)
-  knock by the same schedule as the guide, the opponent as soon as the knock limit allows
-  (as ``greedy`` does).  Value: the hand's points under ``ruleset`` from my side (+ won,
-  - lost, 0 dead).
+* **Sampling** (:meth:`MonteCarloAgent.samples_of`).  ``samples`` times: deal the cards I
+  cannot see (all but my hand, the discard pile and the opponent's known picks) into the
+  opponent's hidden cards (10 minus the known ones) and a stock of the observed size, in a
+  full hand that shows me exactly my observation (:meth:`ginenv.hand.HandState.from_position`:
+  my seat, the phase, the card I may not discard, the opponent's known picks, discards and
+  declines, the history; the observed knock limit; no Oklahoma doubling).
+  ``prior="kept"`` (default): the opponent has drawn about ``k = max(0, opponent discards -
+  known picks)`` stock cards, so it is dealt ``hidden`` random unknown cards and then draws
+  ``k`` more one at a time, each time dropping the card that leaves the least deadwood
+  (:func:`agents.rollout.improved`; never a known pick) — its hand has improved for as many
+  turns as it played; the cards it does not hold go back into a reshuffled stock.
+  ``"uniform"``: a uniform deal.
+* **Rollouts** (:func:`agents.rollout.evaluate`, compiled): every candidate is applied to
+  every sampled hand (common random numbers) and the hand is played to its end by the
+  rollout policy of :mod:`agents.rollout` for both seats (take a face-up card that makes a
+  meld and lowers the deadwood, else draw; discard the card leaving the least deadwood;
+  gin and big gin always); I (seat 0) knock by the same schedule as the guide, the
+  opponent as soon as the knock limit allows (as ``greedy`` does).  Value: the hand's
+  points under ``ruleset`` from my side (+ won, - lost, 0 dead).
 * **Choice**: the guide's choice, unless other candidates beat it on the paired per-sample
   differences by more than ``margin`` standard errors; then the one of those with the best
   mean.  Randomness comes only from the agent's own seeded generator.
 
 Parameters (by spec, e.g. ``"montecarlo:ruleset=classic25,samples=128"``): ``samples``
-(default 64), ``candidates`` (default 2), ``margin`` (default 1.0), ``believe`` (default 0),
-``search`` (default ``"tkd"``), ``prior`` (default ``"kept"``), ``knock_early`` /
-``knock_late`` (default by ruleset, above) and ``ruleset`` (the scoring of the simulated
+(default 256), ``candidates`` (default 6), ``margin`` (default 1.0), ``search`` (default
+``"tkd"``), ``prior`` (default ``"kept"``), ``knock_early`` / ``knock_late`` (default by
+ruleset, above) and ``ruleset`` (the scoring of the simulated
 hands and of the knock defaults: a preset name, default ``"pagat"``; the observation does
 not carry the bonuses, so name the ruleset played, e.g. ``montecarlo:ruleset=classic25``).
 
 Measured against ``greedy``, whole games to 100, mirrored pairs, 95% pair-cluster intervals
-(``benchmarks/strength_ladder.sh``; one core, defaults unless named; times with the engine
-of commit 016a93d — the compiled core plays the same games at about 16-18 ms per decision):
+(``benchmarks/strength_ladder.sh``; defaults; one worker, so the times are per core):
 
-* ``ginrummy eval montecarlo:ruleset=classic25 greedy --games 200 --ruleset classic25
-  --seed 11 --workers 1``: 66.0% [60.4%, 71.6%] (pairs won in both seats 37-5), +3.18 points
-  per hand, 21.4% of hands undercut by ``montecarlo``; 33.6 ms per decision.
 * ``ginrummy eval montecarlo greedy --games 200 --ruleset pagat --seed 11 --workers 1``:
-  50.5% [43.8%, 57.2%] (pairs won in both seats 23-22), +0.21 points per hand; 28.4 ms per
-  decision — not stronger than ``greedy`` under ``pagat``.
-* Development runs (single hands, ``python benchmarks/bench_agents.py SPEC greedy --pairs
-  150 --ruleset pagat --episode hand --seed S``, points per hand with 95% intervals):
-  ``S=10000``: ``montecarlo:prior=uniform,search=d`` -1.47 ± 0.97, ``search=t`` +0.31 ±
-  0.77, ``search=k`` -0.01 ± 0.07; ``montecarlo:search=d`` (kept prior) +0.18 ± 0.84;
-  ``S=30000``: ``montecarlo`` +0.81 ± 1.43.  Under ``pagat`` the search finds little
-  over ``greedy``: its rollout policy (no one-draw lookahead, no danger term) is weaker than
-  the guide it checks.
+  57.5% [50.4%, 64.6%] (pairs won in both seats 34-19, p = 0.053), +0.78 points per hand;
+  4.9 ms per decision.
+* ``ginrummy eval montecarlo:ruleset=classic25 greedy --games 200 --ruleset classic25
+  --seed 11 --workers 1``: 72.5% [67.3%, 77.7%] (46-1, p = 6.8e-13), +4.92 points per hand;
+  6.1 ms per decision.
+
+What made the difference (development runs): under ``classic25`` mostly the knock schedule
+(``greedy:knock_early=6,knock_late=0`` alone beat ``greedy`` 63.2% [59.7%, 66.8%], 400
+games, seed 7); under ``pagat`` the number of samples the compiled rollouts allow — the earlier
+pure-Python version (64 samples, 2 discard candidates, the kept prior choosing from the
+whole pool at once; about 30 ms per decision) gave 50.5% [43.8%, 57.2%] in the same seed-11
+run; single hands (``python benchmarks/bench_agents.py SPEC greedy
+--pairs 300 --ruleset pagat --episode hand --seed 10000``): ``samples=256,candidates=6``
++2.35 ± 1.24 points per hand, ``samples=512,candidates=4`` +1.73 ± 1.19,
+``samples=256,margin=0.5,candidates=4`` +2.46 ± 1.23.
 
 >>> import ginenv
 >>> env = ginenv.env(); env.reset(seed=0)
@@ -82,15 +83,14 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv.cards import CARD_VALUES
 from ginenv.encoding import ObservationView, decode
 from ginenv.hand import HandState
-from ginenv.melds import discard_deadwoods, mask_deadwood
+from ginenv.melds import discard_deadwoods
 from ginenv.rules import PRESETS, resolve_ruleset
 
 from .base import Observation, legal_actions, register
-from .greedy import DEAD_HAND_STOCK, INITIAL_STOCK, GreedyAgent, Seen
-from .simple import completes_meld
+from .greedy import GreedyAgent, Seen
+from .rollout import Settings, deal_samples, evaluate, kept_deals, lowers
 
 ME, OPPONENT = 0, 1
 SEARCHES = "tkd"
@@ -98,113 +98,10 @@ SEARCHES = "tkd"
 PRIORS = ("uniform", "kept")
 
 
-def rollout_takes(hand: int, card: int) -> bool:
-    """Rollout rule for the face-up ``card``: take it when it makes a meld with the 10-card
-    mask ``hand`` and lowers the least deadwood (the taken card may not be discarded)."""
-    return completes_meld(hand, card) and lowers(hand, card)
-
-
-def rollout_discard(hand: int, taken: int, threshold: float, big_gin: bool) -> int:
-    """Rollout rule for the 11-card mask ``hand``: big gin if allowed, else the discard that
-    leaves the least deadwood (then the higher value, then the lower id), as a knock when
-    that deadwood is 0 or within ``threshold`` (at most the knock limit)."""
-    after = discard_deadwoods(hand)
-    card = min((c for c in after if c != taken), key=lambda c: (after[c], -CARD_VALUES[c], c))
-    if after[card] > threshold and after[card] > 0:
-        return DISCARD_BASE + card
-    if big_gin and after[card] == 0 and mask_deadwood(hand) == 0:
-        return BIG_GIN
-    return KNOCK_BASE + card
-
-
-def knock_threshold(early: float, late: float, stock_size: int, knock_limit: int) -> float:
-    """The ``greedy`` knock threshold for ``knock_early``/``knock_late`` (no score terms)."""
-    progress = min(1.0, max(0.0, (INITIAL_STOCK - stock_size) / (INITIAL_STOCK - DEAD_HAND_STOCK)))
-    return min(early + (late - early) * progress, knock_limit)
-
-
-def rollout(state: HandState, big_gin: bool = False, knock: tuple[float, float] = (10, 10)) -> int:
-    """Play ``state`` to its end with the rollout rules for both seats (in place); the
-    points from seat 0's side (+ won, - lost, 0 dead).  Seat 0 knocks by the schedule
-    ``knock`` (``knock_early``, ``knock_late``), seat 1 as soon as the knock limit allows."""
-    while not state.is_over:
-        phase, seat = state.phase, state.current_player
-        hand = state.hands[seat]
-        if phase == "discard":
-            limit = state.knock_limit if seat else knock_threshold(*knock, len(state.stock), state.knock_limit)
-            action = rollout_discard(hand, state.taken, limit, big_gin)
-        elif (phase == "offer" or state.legal_action_bits() >> TAKE_DISCARD & 1) and rollout_takes(hand, state.pile[-1]):
-            action = TAKE_DISCARD
-        else:
-            action = PASS if phase == "offer" else DRAW_STOCK
-        state.apply_action(action)
-    return points_of(state)
-
-
-def lowers(hand: int, card: int) -> bool:
-    """Whether taking the face-up ``card`` into the 10-card mask ``hand`` lowers its least
-    deadwood (the taken card may not be discarded)."""
-    after = discard_deadwoods(hand | 1 << card)
-    return min(v for c, v in after.items() if c != card) < mask_deadwood(hand)
-
-
 def default_knock(undercut_bonus: int) -> tuple[float, float]:
     """Default knock schedule (``knock_early``, ``knock_late``): as soon as allowed, (10, 10),
     unless undercuts cost 25 or more (``classic25``, ``eaai``, ``oklahoma``): (6, 0)."""
     return (6.0, 0.0) if undercut_bonus >= 25 else (10.0, 10.0)
-
-
-def keep_best(pool: Sequence[int], keep: int, held: int = 0) -> tuple[list[int], list[int]]:
-    """Split ``pool`` into the ``keep`` cards a deadwood-minded player keeps and the rest.
-
-    Cards are dropped one at a time, each time the one whose removal leaves the least
-    deadwood of ``held`` (a mask of cards kept anyway) plus the pool (then the higher value,
-    then the lower id): the rollout discard rule applied to everything seen at once.  Where
-    the meld solver cannot take the whole pool (too many set choices, possible beyond 15
-    cards), the pool is seen in order instead: the first ``keep`` cards, then one card at a
-    time, dropping one by the same rule after each (as turn-by-turn play would).
-
-    >>> from ginenv.cards import parse_card, card_text
-    >>> kept, dropped = keep_best([parse_card(c) for c in "7H 8H 9H KS QD".split()], 3)
-    >>> [card_text(c) for c in kept], [card_text(c) for c in dropped]
-    (['7H', '8H', '9H'], ['QD', 'KS'])
-    """
-    try:
-        mask, dropped = drop_worst(held | _mask_of(pool), held, len(pool) - keep)
-    except ValueError:
-        mask, dropped = held | _mask_of(pool[:keep]), []
-        for card in pool[keep:]:
-            mask, out = drop_worst(mask | 1 << card, held, 1)
-            dropped += out
-    return [c for c in pool if mask >> c & 1], dropped
-
-
-def drop_worst(mask: int, held: int, count: int) -> tuple[int, list[int]]:
-    """Drop ``count`` cards from ``mask`` one at a time, each the one (not in ``held``) whose
-    removal leaves the least deadwood, then the higher value, then the lower id; returns the
-    mask left and the dropped cards in order."""
-    dropped: list[int] = []
-    for _ in range(count):
-        after = discard_deadwoods(mask)
-        card = min((c for c in after if not held >> c & 1), key=lambda c: (after[c], -CARD_VALUES[c], c))
-        mask &= ~(1 << card)
-        dropped.append(card)
-    return mask, dropped
-
-
-def _mask_of(cards: Sequence[int]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << card
-    return mask
-
-
-def points_of(state: HandState) -> int:
-    """The points of a finished hand from seat 0's side."""
-    result = state.result
-    if result is None or result.winner is None:
-        return 0
-    return result.points if result.winner == ME else -result.points
 
 
 class MonteCarloAgent:
@@ -215,12 +112,11 @@ class MonteCarloAgent:
         samples: sampled hands per searched decision.
         candidates: plain discards searched besides greedy's choice and the knock.
         margin: standard errors by which a candidate must beat greedy's choice.
-        believe: strength of the behaviour filter on the samples (0: uniform).
         ruleset: preset name whose scoring the simulated hands use.
     """
 
-    def __init__(self, seed: Optional[int] = None, *, samples: int = 64, candidates: int = 2,
-                 margin: float = 1.0, believe: float = 0.0, search: str = "tkd", prior: str = "kept",
+    def __init__(self, seed: Optional[int] = None, *, samples: int = 256, candidates: int = 6,
+                 margin: float = 1.0, search: str = "tkd", prior: str = "kept",
                  ruleset: str = "pagat", knock_early: Optional[float] = None,
                  knock_late: Optional[float] = None) -> None:
         for key, value in (("samples", samples), ("candidates", candidates)):
@@ -230,8 +126,6 @@ class MonteCarloAgent:
             raise ValueError(f"montecarlo: ruleset must be one of {sorted(PRESETS)}, got {ruleset!r}")
         if isinstance(margin, bool) or not isinstance(margin, (int, float)) or margin < 0:
             raise ValueError(f"montecarlo: margin must be a number >= 0, got {margin!r}")
-        if isinstance(believe, bool) or not isinstance(believe, (int, float)) or not 0 <= believe <= 1:
-            raise ValueError(f"montecarlo: believe must be a number in 0..1, got {believe!r}")
         if not isinstance(search, str) or not set(search) <= set(SEARCHES):
             raise ValueError(f"montecarlo: search must be letters of {SEARCHES!r}, got {search!r}")
         for key, value in (("knock_early", knock_early), ("knock_late", knock_late)):
@@ -241,12 +135,13 @@ class MonteCarloAgent:
             raise ValueError(f"montecarlo: prior must be one of {PRIORS}, got {prior!r}")
         self.name = "montecarlo"
         self.search, self.prior = search, prior
-        self.samples, self.candidates, self.margin, self.believe = samples, candidates, float(margin), float(believe)
+        self.samples, self.candidates, self.margin = samples, candidates, float(margin)
         self.ruleset = resolve_ruleset(ruleset)
         early, late = default_knock(self.ruleset.undercut_bonus)
         self.knock = (early if knock_early is None else knock_early, late if knock_late is None else knock_late)
         self._rng = np.random.default_rng(seed)
         self._guide = GreedyAgent(knock_early=self.knock[0], knock_late=self.knock[1])
+        self._settings = Settings.of(self.ruleset, *self.knock)
         self._cheap = GreedyAgent(lookahead=False)
 
     def act(self, observation: Observation) -> int:
@@ -268,16 +163,21 @@ class MonteCarloAgent:
 
     def simulate(self, view: ObservationView, legal: Sequence[int], options: Sequence[int]) -> np.ndarray:
         """Points from my side, ``[candidate, sample]``: each candidate applied to the same
-        sampled hands, then the hand played out by :func:`rollout`."""
-        values = np.zeros((len(options), self.samples))
-        big_gin = bool(self.ruleset.big_gin)
-        for s in range(self.samples):
-            state = self.sample(view, legal)
-            for i, action in enumerate(options):
-                simulated = state.clone()
-                simulated.apply_action(action)
-                values[i, s] = rollout(simulated, big_gin, self.knock)
-        return values
+        sampled hands (:meth:`samples_of`), then played out by :func:`agents.rollout.play_out`."""
+        return evaluate(self.samples_of(view, legal), np.array(options, dtype=np.int64), self._settings)
+
+    def samples_of(self, view: ObservationView, legal: Sequence[int]) -> np.ndarray:
+        """``samples`` full hands consistent with the observation, me as seat 0, as core rows."""
+        template = self.sample(view, legal)
+        hidden, stock = 10 - len(view.opp_picked), view.stock_size
+        known = sum(1 << c for c in view.opp_picked)
+        unknown = np.array(sorted(set(template.hand_cards(1)) - set(view.opp_picked)) + template.stock, dtype=np.int64)
+        orders = self._rng.permuted(np.tile(unknown, (self.samples, 1)), axis=1)
+        draws = max(0, len(view.opp_discards) - len(view.opp_picked)) if self.prior == "kept" else 0
+        if draws:
+            reorders = self._rng.permuted(np.tile(np.arange(stock), (self.samples, 1)), axis=1)
+            orders = kept_deals(orders, hidden, draws, known, reorders)
+        return deal_samples(template.row, known, orders, hidden)
 
     def pick(self, values: np.ndarray) -> int:
         """Row of the chosen candidate: the best mean among those that beat row 0 (greedy's
@@ -323,7 +223,7 @@ class MonteCarloAgent:
         if hidden < 0 or len(unknown) != hidden + view.stock_size:
             raise ValueError(f"montecarlo: the observation is inconsistent ({len(unknown)} unknown cards for "
                              f"{hidden} hidden and a stock of {view.stock_size})")
-        dealt = self._deal_unknown(view, unknown, hidden)
+        dealt = unknown  # any placement: samples_of() re-deals these cards
         mine = list(view.hand)
         state = HandState.from_position(
             dealer=ME if view.is_dealer else OPPONENT, hands=[mine, list(view.opp_picked) + dealt[:hidden]],
@@ -338,38 +238,10 @@ class MonteCarloAgent:
         state.doubled = False
         return state
 
-    def _deal_unknown(self, view: ObservationView, unknown: list[int], hidden: int) -> list[int]:
-        """The unknown cards in a random order (the first ``hidden`` go to the opponent).
-
-        With ``believe`` > 0, an order is accepted with probability ``(1 - believe) ** k``,
-        ``k`` the cards the opponent passed over or discarded that would make a meld with the
-        hand it gets; up to 20 tries, then the last order is kept."""
-        known = 0
-        for card in view.opp_picked:
-            known |= 1 << card
-        gone = view.opp_declined + view.opp_discards
-        draws = max(0, len(view.opp_discards) - len(view.opp_picked)) if self.prior == "kept" else 0
-        for _ in range(20):
-            dealt = [unknown[i] for i in self._rng.permutation(len(unknown))]
-            if draws:
-                seen = min(len(dealt), hidden + draws)
-                kept, dropped = keep_best(dealt[:seen], hidden, known)
-                stock = dropped + dealt[seen:]
-                dealt = kept + [stock[i] for i in self._rng.permutation(len(stock))]
-            if self.believe <= 0 or not gone:
-                return dealt
-            hand = known
-            for card in dealt[:hidden]:
-                hand |= 1 << card
-            misses = sum(completes_meld(hand, card) for card in gone)
-            if misses == 0 or self._rng.random() < (1.0 - self.believe) ** misses:
-                return dealt
-        return dealt
-
     def reset(self) -> None:
         pass
 
 
 register("montecarlo", MonteCarloAgent)
 
-__all__ = ["MonteCarloAgent", "lowers", "rollout", "rollout_discard", "rollout_takes"]
+__all__ = ["MonteCarloAgent", "default_knock"]

@@ -1,6 +1,7 @@
-"""The ``montecarlo`` agent: legality, samples consistent with the observation, the rollout
-rules and knock schedule, the keep-best sampling prior, the choice rule, seeds and spec
-parameters.  Sample counts are tiny so that the whole file runs in a few seconds.
+"""The ``montecarlo`` agent: legality, samples consistent with the observation, the kept-hand
+sampling prior, the knock schedule, the choice rule, seeds and spec parameters (the rollout
+policy itself is tested in test_rollout.py).  Sample counts are tiny so that the whole file
+runs in a few seconds.
 """
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from test_agents import HIGH, MELDED, OPP, action_trace, c, cards, deal, observe, play, run_game, start
+from test_agents import HIGH, MELDED, OPP, action_trace, c, deal, observe, play, run_game, start
 
 import ginenv
 from agents import MonteCarloAgent, make_agent
-from agents.montecarlo import default_knock, keep_best, knock_threshold, rollout, rollout_discard, rollout_takes
+from agents.montecarlo import default_knock
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv.hand import HandState
-from ginenv.melds import mask_deadwood, mask_of
+from ginenv import core
+from ginenv.melds import mask_deadwood
 
 MC = "montecarlo:samples=2"
 SAME_PIECES = ("hand", "top_discard", "pile_rest", "my_discards", "opp_discards", "opp_picked", "opp_declined",
@@ -44,7 +45,7 @@ def test_montecarlo_samples_are_consistent_with_the_observation(ruleset: str) ->
     """Every sampled hand shows seat 0 exactly what the observation showed, and has the
     same legal actions; the opponent holds 10 cards, the known picks among them."""
     from ginenv.encoding import SLICES, encode
-    agent = MonteCarloAgent(seed=5, samples=2, believe=0.5)
+    agent = MonteCarloAgent(seed=5, samples=3)
     checked = 0
     for seed in range(6):
         env = ginenv.env(ruleset=ruleset, episode="hand")
@@ -58,34 +59,20 @@ def test_montecarlo_samples_are_consistent_with_the_observation(ruleset: str) ->
             if name == "player_0":
                 view = ginenv.decode(observation)
                 legal = np.flatnonzero(observation["action_mask"]).tolist()
-                state = agent.sample(view, legal)
-                mine = encode(state, 0)
-                for piece in SAME_PIECES:
-                    assert np.array_equal(mine[SLICES[piece]], observation["observation"][SLICES[piece]]), piece
-                assert state.legal_actions() == legal
-                opponent = state.hand_cards(1)
-                assert len(opponent) == 10 and set(view.opp_picked) <= set(opponent)
+                template = agent.sample(view, legal)
+                for row in agent.samples_of(view, legal):
+                    state = template.clone()
+                    state.row = row.copy()
+                    mine = encode(state, 0)
+                    for piece in SAME_PIECES:
+                        assert np.array_equal(mine[SLICES[piece]], observation["observation"][SLICES[piece]]), piece
+                    assert state.legal_actions() == legal
+                    opponent = state.hand_cards(1)
+                    assert len(opponent) == 10 and set(view.opp_picked) <= set(opponent)
+                    assert sorted(opponent + state.stock + state.pile + state.hand_cards(0)) == list(range(52))
                 checked += 1
             env.step(players[name].act(observation))
     assert checked >= 40
-
-
-def test_keep_best_keeps_the_melds_and_the_held_cards() -> None:
-    pool = cards("7H 8H 9H KS QD 2C 2D 2S")
-    kept, dropped = keep_best(pool, 6)
-    assert sorted(kept) == sorted(cards("7H 8H 9H 2C 2D 2S")) and sorted(dropped) == sorted(cards("KS QD"))
-    held = mask_of(["KC"])
-    kept, dropped = keep_best(cards("KD KH 5S 9C"), 2, held)   # KC is kept anyway: the kings make a set
-    assert sorted(kept) == sorted(cards("KD KH")) and sorted(dropped) == sorted(cards("5S 9C"))
-
-
-def test_keep_best_takes_a_pool_too_big_for_the_meld_solver_in_turns() -> None:
-    """24 cards, six ranks four times: too many set choices at once, so the pool is seen in
-    order; the result still keeps the right number of cards, all from the pool."""
-    pool = [rank + 13 * suit for rank in range(6) for suit in range(4)]
-    kept, dropped = keep_best(pool, 10)
-    assert len(kept) == 10 and len(dropped) == 14 and sorted(kept + dropped) == sorted(pool)
-    assert mask_deadwood(mask_of(kept)) <= 10
 
 
 def test_kept_prior_gives_the_opponent_less_deadwood_than_uniform() -> None:
@@ -103,48 +90,15 @@ def test_kept_prior_gives_the_opponent_less_deadwood_than_uniform() -> None:
     legal = np.flatnonzero(observation["action_mask"]).tolist()
     mean = {}
     for prior in ("uniform", "kept"):
-        agent = MonteCarloAgent(seed=1, samples=1, prior=prior)
-        mean[prior] = np.mean([mask_deadwood(agent.sample(view, legal).hands[1]) for _ in range(40)])
+        rows = MonteCarloAgent(seed=1, samples=40, prior=prior).samples_of(view, legal)
+        mean[prior] = np.mean([mask_deadwood(int(row[core.HAND + 1])) for row in rows])
     assert mean["kept"] < mean["uniform"] - 5, mean
-
-
-def test_rollout_rules() -> None:
-    hand = mask_of(cards("5H 6H AC 2C 3C 4D 5D 6D 7D QS"))
-    assert rollout_takes(hand, c("7H")) and not rollout_takes(hand, c("KS"))
-    eleven = hand | 1 << c("7H")
-    assert rollout_discard(eleven, -1, 10, False) == KNOCK_BASE + c("QS")     # gin: knock
-    high = mask_of(cards("7C 8C 9C TD JD QD 7S 8S 9S KH 4H"))                  # 4 left after the KH
-    assert rollout_discard(high, -1, 10, False) == KNOCK_BASE + c("KH")
-    assert rollout_discard(high, -1, 3, False) == DISCARD_BASE + c("KH")      # above the threshold
-    assert rollout_discard(high, c("KH"), 10, False) == KNOCK_BASE + c("4H")  # the taken card stays
-    melded = mask_of(cards("2S 3S 4S 5S 6S 7S 8S 9S TS JS TH"))
-    assert rollout_discard(melded & ~(1 << c("TH")) | 1 << c("QS"), -1, 10, True) == BIG_GIN
 
 
 def test_knock_schedule() -> None:
     assert default_knock(10) == (10, 10) and default_knock(25) == (6, 0)
-    assert knock_threshold(6, 0, 31, 10) == 6 and knock_threshold(6, 0, 2, 10) == 0
-    assert knock_threshold(10, 10, 20, 7) == 7                                # capped by the knock limit
     assert MonteCarloAgent(ruleset="classic25").knock == (6, 0)
     assert MonteCarloAgent(ruleset="pagat", knock_early=8).knock == (8, 10)
-
-
-def test_rollout_is_zero_sum_and_follows_each_seats_schedule() -> None:
-    rng = np.random.default_rng(0)
-    outcomes = Counter()
-    for _ in range(30):
-        state = HandState.random(rng, "pagat", dealer=1)
-        points = rollout(state, knock=(0, 0))                     # seat 0 only goes gin
-        result = state.result
-        assert state.is_over and result is not None
-        if result.winner is None:
-            assert points == 0
-        else:
-            assert points == (result.points if result.winner == 0 else -result.points)
-        if result.knocker == 0:
-            assert result.outcome == "gin"
-        outcomes[result.knocker] += 1
-    assert outcomes[1] > outcomes[0]
 
 
 def test_montecarlo_knocks_by_its_ruleset_schedule_without_search() -> None:
@@ -186,13 +140,13 @@ def test_montecarlo_is_reproducible_with_its_seed() -> None:
 
 
 def test_montecarlo_spec_parameters() -> None:
-    agent = make_agent("montecarlo:samples=8,candidates=2,margin=0,believe=0.5,search=tk,prior=uniform,"
+    agent = make_agent("montecarlo:samples=8,candidates=2,margin=0,search=tk,prior=uniform,"
                        "ruleset=eaai,knock_early=7,knock_late=1", seed=1)
     assert isinstance(agent, MonteCarloAgent) and agent.name == "montecarlo"
-    assert (agent.samples, agent.candidates, agent.margin, agent.believe, agent.search, agent.prior,
-            agent.ruleset.name, agent.knock) == (8, 2, 0, 0.5, "tk", "uniform", "eaai", (7, 1))
+    assert (agent.samples, agent.candidates, agent.margin, agent.search, agent.prior,
+            agent.ruleset.name, agent.knock) == (8, 2, 0, "tk", "uniform", "eaai", (7, 1))
     assert make_agent({"name": "montecarlo", "samples": 16}).samples == 16
-    for bad in ("montecarlo:samples=0", "montecarlo:samples=2.5", "montecarlo:margin=-1", "montecarlo:believe=2",
+    for bad in ("montecarlo:samples=0", "montecarlo:samples=2.5", "montecarlo:margin=-1", "montecarlo:believe=0.5",
                 "montecarlo:ruleset=bridge", "montecarlo:rollouts=3", "montecarlo:search=x", "montecarlo:prior=best",
                 "montecarlo:knock_early=-1", "montecarlo:knock_late=true"):
         with pytest.raises(ValueError):
