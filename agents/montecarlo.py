@@ -50,21 +50,21 @@ hands and of the knock defaults: a preset name, default ``"pagat"``; the observa
 not carry the bonuses, so name the ruleset played, e.g. ``montecarlo:ruleset=classic25``).
 
 Measured against ``greedy``, whole games to 100, mirrored pairs, 95% pair-cluster intervals
-(``benchmarks/strength_ladder.sh``; defaults; one worker, so the times are per core):
+(``benchmarks/strength_ladder.sh``; defaults; 2 workers):
 
-* ``ginrummy eval montecarlo greedy --games 200 --ruleset pagat --seed 11 --workers 1``:
-  57.5% [50.4%, 64.6%] (pairs won in both seats 34-19, p = 0.053), +0.78 points per hand;
-  4.9 ms per decision.
-* ``ginrummy eval montecarlo:ruleset=classic25 greedy --games 200 --ruleset classic25
-  --seed 11 --workers 1``: 72.5% [67.3%, 77.7%] (46-1, p = 6.8e-13), +4.92 points per hand;
-  6.1 ms per decision.
+* ``ginrummy eval montecarlo greedy --games 400 --ruleset pagat --seed 11``: 59.8% [54.8%,
+  64.7%] (pairs won in both seats 73-34, p = 2.1e-04), +1.39 points per hand; 5.8 ms per
+  decision.
+* ``ginrummy eval montecarlo:ruleset=classic25 greedy --games 400 --ruleset classic25
+  --seed 11``: 73.2% [69.5%, 77.0%] (97-4, p = 3.4e-24), +5.04 points per hand; 6.0 ms per
+  decision.
 
 What made the difference (development runs): under ``classic25`` mostly the knock schedule
 (``greedy:knock_early=6,knock_late=0`` alone beat ``greedy`` 63.2% [59.7%, 66.8%], 400
 games, seed 7); under ``pagat`` the number of samples the compiled rollouts allow — the earlier
 pure-Python version (64 samples, 2 discard candidates, the kept prior choosing from the
-whole pool at once; about 30 ms per decision) gave 50.5% [43.8%, 57.2%] in the same seed-11
-run; single hands (``python benchmarks/bench_agents.py SPEC greedy
+whole pool at once; about 30 ms per decision) gave 50.5% [43.8%, 57.2%] on the first 200
+games of the same seed-11 run; single hands (``python benchmarks/bench_agents.py SPEC greedy
 --pairs 300 --ruleset pagat --episode hand --seed 10000``): ``samples=256,candidates=6``
 +2.35 ± 1.24 points per hand, ``samples=512,candidates=4`` +1.73 ± 1.19,
 ``samples=256,margin=0.5,candidates=4`` +2.46 ± 1.23.
