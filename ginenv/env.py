@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment ``gin_rummy_v0``.
+"""PettingZoo AEC environment ``gin_rummy_v1``.
 
 The env only delegates: rules live in :mod:`ginenv.hand` / :mod:`ginenv.match`, the
 observation in :mod:`ginenv.encoding`, the text view in :mod:`ginenv.render`.
@@ -20,7 +20,9 @@ Rewards (zero-sum):
                      ``episode="hand"``: +1/-1 for the hand's winner, 0 for a dead hand.
 ===================  ===========================================================
 
-Version history: v0 — first release.
+Version history: v0 — first release; v1 — the observation carries the rules (``game_mode``,
+``hand_doubled``, ``rule_flags``, ``rule_points``; the ``target`` piece is gone, the rules
+hold it) and every entry has a finite upper bound in the observation space.
 
 >>> env = raw_env()
 >>> env.reset(seed=1)
@@ -40,7 +42,7 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
 from .core import write_mask
-from .encoding import LAYOUT, NO_MATCH, OBSERVATION_SIZE, MatchInfo, write_observation
+from .encoding import NO_MATCH, OBSERVATION_HIGH, OBSERVATION_SIZE, MatchInfo, rules_vector, write_observation
 from .hand import Deal, HandState
 from .match import MatchState
 from .render import render_hand
@@ -49,11 +51,6 @@ from .rules import resolve_ruleset
 
 AGENTS = ("player_0", "player_1")
 EPISODES = ("hand", "game")
-
-
-def _observation_high() -> np.ndarray:
-    return np.concatenate([np.full(size, 1.0 if kind == "bits" else np.inf, dtype=np.float32)
-                           for _, size, kind, *_ in LAYOUT])
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
@@ -73,7 +70,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     also carry ``"scores"`` and ``"hands_won"`` to start mid-match.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "gin_rummy_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human"], "name": "gin_rummy_v1", "is_parallelizable": False}
 
     def __init__(self, ruleset: Any = "pagat", episode: str = "hand", render_mode: Optional[str] = None,
                  reward_mode: str = "points", reward_scale: float = 1.0, **rule_overrides: Any) -> None:
@@ -87,6 +84,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         if not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
             raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
         self.ruleset = resolve_ruleset(ruleset, **rule_overrides)
+        self._rules_view = rules_vector(self.ruleset)
         self.episode, self.render_mode = episode, render_mode
         self.reward_mode, self.reward_scale = reward_mode, float(reward_scale)
         self.possible_agents = list(AGENTS)
@@ -94,7 +92,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._seat = {agent: seat for seat, agent in enumerate(AGENTS)}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
         observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, _observation_high(), (OBSERVATION_SIZE,), np.float32),
+            "observation": spaces.Box(0.0, OBSERVATION_HIGH, (OBSERVATION_SIZE,), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         })
         self.observation_spaces = {a: observation_space for a in AGENTS}
@@ -158,7 +156,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         hand = self.hand
         acting = hand.current_player == seat and not self.terminations[agent] and not self.truncations[agent]
         observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-        write_observation(hand.row, seat, self._match_view, observation)
+        write_observation(hand.row, seat, self._match_view, self._rules_view, observation)
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if acting:
             write_mask(hand.row, self.ruleset.big_gin, mask)

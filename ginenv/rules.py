@@ -17,6 +17,12 @@ from typing import Any, Literal, Union
 
 KnockLimit = Union[int, Literal["upcard"]]
 SHUTOUT_MODES = ("bonus", "double", "none")
+MAX_BONUS = 1_000
+"""Largest allowed bonus (gin, undercut, big gin, game, box): scores stay far from overflow."""
+MAX_TARGET = 10_000
+"""Largest allowed game target."""
+MAX_TURNS = 10_000
+"""Largest allowed ``max_turns_per_hand`` (a hand's state grows with it)."""
 NEXT_DEALER_MODES = ("winner", "alternate")
 
 
@@ -30,7 +36,7 @@ class Ruleset:
     """Most deadwood a knocker may keep (R14): an int 0..10, or ``"upcard"`` for
     Oklahoma (value of the first upcard; an ace allows gin only)."""
     gin_bonus: int = 20
-    """Bonus for going gin (R23)."""
+    """Bonus for going gin (R23).  Every bonus is an int 0..``MAX_BONUS`` (1000)."""
     undercut_bonus: int = 10
     """Bonus to the defender on an undercut (R22)."""
     big_gin: bool = False
@@ -38,7 +44,7 @@ class Ruleset:
     big_gin_bonus: int = 31
     """Bonus for big gin (R24); used only when ``big_gin`` is on."""
     target: int = 100
-    """Running points that end the game (R26)."""
+    """Running points that end the game (R26); 1..``MAX_TARGET`` (10000)."""
     game_bonus: int = 100
     """Bonus to the game winner (R26)."""
     shutout_mode: str = "bonus"
@@ -52,17 +58,14 @@ class Ruleset:
     spade_double: bool = False
     """Oklahoma: a spade first upcard doubles all points of the hand."""
     max_turns_per_hand: int = 200
-    """Engine safeguard: a hand reaching this many draws ends unscored and is
+    """Engine safeguard (1..``MAX_TURNS``, 10000): a hand reaching this many draws ends unscored and is
     flagged truncated (two players trading discards cannot hang a run)."""
 
     def __post_init__(self) -> None:
-        _check_int_range("gin_bonus", self.gin_bonus, 0, None)
-        _check_int_range("undercut_bonus", self.undercut_bonus, 0, None)
-        _check_int_range("big_gin_bonus", self.big_gin_bonus, 0, None)
-        _check_int_range("target", self.target, 1, None)
-        _check_int_range("game_bonus", self.game_bonus, 0, None)
-        _check_int_range("box_bonus", self.box_bonus, 0, None)
-        _check_int_range("max_turns_per_hand", self.max_turns_per_hand, 1, None)
+        for bonus in ("gin_bonus", "undercut_bonus", "big_gin_bonus", "game_bonus", "box_bonus"):
+            _check_int_range(bonus, getattr(self, bonus), 0, MAX_BONUS)
+        _check_int_range("target", self.target, 1, MAX_TARGET)
+        _check_int_range("max_turns_per_hand", self.max_turns_per_hand, 1, MAX_TURNS)
         if self.knock_limit != "upcard" and not _is_int_in(self.knock_limit, 0, 10):
             raise ValueError(f"knock_limit must be an int in 0..10 or 'upcard', got {self.knock_limit!r}")
         for flag in ("big_gin", "spade_double"):

@@ -9,7 +9,7 @@ observation and mask are those of the seat to act in that game (``to_act``).
 >>> venv = VectorGinEnv(4, seed=0)
 >>> obs, masks, to_act = venv.reset()
 >>> obs.shape, masks.shape, to_act.tolist()
-((4, 2135), (4, 108), [0, 0, 0, 0])
+((4, 2150), (4, 108), [0, 0, 0, 0])
 >>> actions = [int(np.flatnonzero(m)[0]) for m in masks]
 >>> obs, masks, to_act, rewards, terminated, truncated, infos = venv.step(actions)
 >>> rewards.shape, bool(terminated.any())
@@ -25,7 +25,7 @@ import numpy as np
 
 from .actions import NUM_ACTIONS, IllegalActionError
 from . import core
-from .encoding import NO_MATCH, OBSERVATION_SIZE, MatchInfo, write_many
+from .encoding import NO_MATCH, OBSERVATION_SIZE, MatchInfo, rules_vector, write_many
 from .hand import HandResult, HandState
 from .match import MatchState
 from .rewards import REWARD_MODES, seat0_reward
@@ -65,6 +65,7 @@ class GameBatch:
         self._rows = np.zeros((count, width), dtype=np.int64)
         self._matches = np.zeros((count, 5), dtype=np.int64)
         self._ended = np.zeros(count, dtype=np.int64)
+        self._rules = rules_vector(ruleset)
         self._games: list[Game] = []
         self.seed(None)
 
@@ -134,7 +135,7 @@ class GameBatch:
     def _write_all(self) -> None:
         """Encode every game's seat to act into the buffers (one compiled call)."""
         b = self.buffers
-        write_many(self._rows, self._matches, self.ruleset.big_gin, b["obs"], b["masks"], b["to_act"])
+        write_many(self._rows, self._matches, self._rules, self.ruleset.big_gin, b["obs"], b["masks"], b["to_act"])
 
 
 class VectorGinEnv:

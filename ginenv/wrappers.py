@@ -1,6 +1,6 @@
 """Single-agent Gymnasium view of the two-player env: one learner against a fixed opponent.
 
-:class:`SingleAgentGinEnv` wraps :class:`ginenv.env.raw_env` (``gin_rummy_v0``).  The learner
+:class:`SingleAgentGinEnv` wraps :class:`ginenv.env.raw_env` (``gin_rummy_v1``).  The learner
 is one seat; every turn of the other seat is played inside ``reset``/``step`` by an
 *opponent*: any callable ``opponent(observation) -> action id`` or any object with an
 ``act(observation) -> action id`` method (the :mod:`agents` protocol).  The opponent gets

@@ -1,4 +1,4 @@
-"""The PettingZoo env ``gin_rummy_v0`` against the public contract of DESIGN.md.
+"""The PettingZoo env ``gin_rummy_v1`` against the public contract of DESIGN.md.
 
 Sections: PettingZoo API/seeding, pickling, rendering, the contract (agents, masks,
 illegal actions, deal injection, mid-match options, hand/game results, rewards,
@@ -23,6 +23,7 @@ import ginenv
 from ginenv import IllegalActionError, Ruleset, action_text, decode, deadwood, parse_card, raw_env
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
 from ginenv.cards import CARD_TEXTS, mask_to_cards
+from ginenv.core import DOUBLED
 
 AGENTS = ("player_0", "player_1")
 RULESETS = ("pagat", "classic25", "oklahoma", "eaai")
@@ -280,7 +281,7 @@ def test_agents_spaces_and_mask_dtype():
     env = ginenv.env()
     env.reset(seed=0)
     assert env.possible_agents == list(AGENTS) and env.agents == list(AGENTS)
-    assert env.metadata["name"] == "gin_rummy_v0"
+    assert env.metadata["name"] == "gin_rummy_v1"
     for agent in AGENTS:
         assert env.action_space(agent).n == NUM_ACTIONS == 108
         obs = env.observe(agent)
@@ -852,6 +853,8 @@ def _check_view(view, hand, seat: int, record: PublicRecord, match: Optional[tup
     assert view.phase == (hand.phase if to_act else None) and view.my_turn == to_act
     assert view.is_dealer == (hand.dealer == seat)
     assert view.knock_limit == hand.knock_limit
+    assert view.ruleset.with_overrides(name="x") == hand.ruleset.with_overrides(name="x")
+    assert view.hand_doubled == bool(hand.row[DOUBLED]) and view.game_mode == (match is not None)
     if match is None:
         assert (view.scores, view.hands_won, view.target) == ((0, 0), (0, 0), 0)
     else:
