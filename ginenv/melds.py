@@ -86,6 +86,8 @@ _SET_MASKS = np.array([[list(SET_OPTIONS[r][s]) + [0] * (6 - len(SET_OPTIONS[r][
                        for r in range(13)], dtype=np.int64)
 _MAX_CHOICES = 1024
 """Set choices one hand may have (a hand of up to 15 cards has at most 432)."""
+NO_CARD = 1 << 20
+"""Above any deadwood: what the compiled discard helpers report for a card that cannot go."""
 
 
 @njit(cache=True)
@@ -127,6 +129,41 @@ def _set_choices_into(mask: int, out: np.ndarray) -> int:
     return count
 
 
+@njit(cache=True)
+def _suits_at(mask: int, rank: int) -> int:
+    """4-bit mask of the suits held at ``rank``."""
+    return ((mask >> rank & 1) | (mask >> (13 + rank) & 1) << 1 | (mask >> (26 + rank) & 1) << 2
+            | (mask >> (39 + rank) & 1) << 3)
+
+
+@njit(cache=True)
+def _set_choice_count(mask: int, triples: int) -> int:
+    """How many set choices ``mask`` has (``triples``: :func:`_triple_ranks` of it); raises
+    beyond ``_MAX_CHOICES``, as :func:`_set_choices_into` does."""
+    count = 1
+    for rank in range(13):
+        if triples >> rank & 1:
+            count *= _SET_COUNT[rank, _suits_at(mask, rank)]
+            if count > _MAX_CHOICES:
+                raise ValueError("too many cards for the meld solver")
+    return count
+
+
+@njit(cache=True)
+def _set_choice(mask: int, triples: int, index: int) -> int:
+    """Set choice number ``index`` (below :func:`_set_choice_count`) of ``mask``, counting in
+    mixed radix over the ranks of ``triples``: the same choices as :func:`_set_choices_into`
+    in another order, without allocating."""
+    sets = 0
+    for rank in range(13):
+        if triples >> rank & 1:
+            suits = _suits_at(mask, rank)
+            options = _SET_COUNT[rank, suits]
+            sets |= _SET_MASKS[rank, suits, index % options]
+            index //= options
+    return sets
+
+
 def set_choices(mask: int) -> list[int]:
     """Every way to pick sets from a hand mask, as 52-bit masks of the set cards.
 
@@ -144,12 +181,12 @@ def mask_deadwood(mask: int) -> int:
     >>> mask_deadwood(mask_of(["AC", "2C", "3C", "KH"]))
     10
     """
-    if not _triple_ranks(mask):
+    triples = _triple_ranks(mask)
+    if not triples:
         return _suits_deadwood(mask)
-    choices = np.empty(_MAX_CHOICES, dtype=np.int64)
-    best = 1 << 20
-    for i in range(_set_choices_into(mask, choices)):
-        best = min(best, _suits_deadwood(mask & ~choices[i]))
+    best = NO_CARD
+    for i in range(_set_choice_count(mask, triples)):
+        best = min(best, _suits_deadwood(mask & ~_set_choice(mask, triples, i)))
     return best
 
 
@@ -290,18 +327,18 @@ def discard_deadwoods_into(mask: int, out: np.ndarray) -> None:
     """
     for card in range(52):
         if mask >> card & 1:
-            out[card] = 1 << 20
-    choices = np.empty(_MAX_CHOICES, dtype=np.int64)
-    for i in range(_set_choices_into(mask, choices)):
-        rest = mask & ~choices[i]
+            out[card] = NO_CARD
+    triples = _triple_ranks(mask)
+    for i in range(_set_choice_count(mask, triples)):
+        rest = mask & ~_set_choice(mask, triples, i)
         base = _suits_deadwood(rest)
-        for card in range(52):
-            if rest >> card & 1:
-                suit = card // 13
-                suit_mask = rest >> (13 * suit) & SUIT_MASK
-                value = base - _RUN_DW[suit_mask] + _RUN_DW[suit_mask & ~(1 << (card % 13))]
-                if value < out[card]:
-                    out[card] = value
+        for suit in range(4):
+            suit_mask = rest >> (13 * suit) & SUIT_MASK
+            for rank in range(13):
+                if suit_mask >> rank & 1:
+                    value = base - _RUN_DW[suit_mask] + _RUN_DW[suit_mask & ~(1 << rank)]
+                    if value < out[13 * suit + rank]:
+                        out[13 * suit + rank] = value
 
 
 def discard_deadwoods(mask: int) -> dict[int, int]:
@@ -318,9 +355,85 @@ def discard_deadwoods(mask: int) -> dict[int, int]:
     return {card: values[card] for card in mask_to_cards(mask)}
 
 
+def _build_drop_table() -> np.ndarray:
+    """Per 13-bit suit mask: the most its run-only deadwood can fall by discarding one of
+    its cards (a value <= 0; ``NO_CARD`` for the empty mask)."""
+    drop = np.full(1 << 13, NO_CARD, dtype=np.int64)
+    for mask in range(1, 1 << 13):
+        drop[mask] = min(RUN_DEADWOOD[mask & ~(1 << r)] for r in range(13) if mask >> r & 1) - RUN_DEADWOOD[mask]
+    return drop
+
+
+_RUN_DROP = _build_drop_table()
+
+
+@njit(cache=True)
+def _least_drop_deadwood(mask: int) -> int:
+    """Least deadwood after one discard, runs only (``NO_CARD`` for an empty mask)."""
+    drop = NO_CARD
+    for suit in range(4):
+        drop = min(drop, _RUN_DROP[mask >> (13 * suit) & SUIT_MASK])
+    return _suits_deadwood(mask) + drop if drop < NO_CARD else NO_CARD
+
+
+@njit(cache=True)
+def least_discard_deadwood(mask: int) -> int:
+    """The least deadwood left after discarding any one card of ``mask`` (compiled): the
+    minimum of :func:`discard_deadwoods`, a few table look-ups for an 11-card hand.
+
+    >>> least_discard_deadwood(mask_of(["AC", "2C", "3C", "4D", "5D", "6D", "7H", "8H", "9H", "KS", "QS"]))
+    10
+    """
+    triples = _triple_ranks(mask)
+    best = NO_CARD
+    for i in range(_set_choice_count(mask, triples)):
+        best = min(best, _least_drop_deadwood(mask & ~_set_choice(mask, triples, i)))
+    return best
+
+
+@njit(cache=True)
+def draw_discard_total(kept: int, cards: int) -> int:
+    """The sum, over the cards ``c`` of the mask ``cards``, of
+    ``least_discard_deadwood(kept | c)``: what drawing each card and discarding the best card
+    leaves (compiled; where ``kept`` holds no three of a rank, only the drawn card's suit is
+    looked up again).
+
+    >>> kept = mask_of(["AC", "2C", "4D", "5D", "6D", "7H", "8H", "9H", "KS", "QS"])
+    >>> draw_discard_total(kept, mask_of(["3C", "KD"]))   # 3C: 10 (KS goes); KD: 23 (a king goes)
+    33
+    """
+    total = 0
+    if _triple_ranks(kept):
+        for card in range(52):
+            if cards >> card & 1:
+                total += least_discard_deadwood(kept | 1 << card)
+        return total
+    suit_deadwood, suit_drop = np.empty(4, dtype=np.int64), np.empty(4, dtype=np.int64)
+    for suit in range(4):
+        suit_deadwood[suit] = _RUN_DW[kept >> (13 * suit) & SUIT_MASK]
+        suit_drop[suit] = _RUN_DROP[kept >> (13 * suit) & SUIT_MASK]
+    whole = suit_deadwood.sum()
+    for card in range(52):
+        if not cards >> card & 1:
+            continue
+        hand = kept | 1 << card
+        if _triple_ranks(hand):
+            total += least_discard_deadwood(hand)
+            continue
+        suit = card // 13
+        grown = hand >> (13 * suit) & SUIT_MASK
+        drop = _RUN_DROP[grown]
+        for other in range(4):
+            if other != suit:
+                drop = min(drop, suit_drop[other])
+        total += whole - suit_deadwood[suit] + _RUN_DW[grown] + drop
+    return total
+
+
 _MAX_MELDS = 512
 """Melds one mask may contain (a full deck has 329)."""
-_MAX_ARRANGEMENTS, _MAX_ARRANGED = 512, 17
+MAX_ARRANGEMENTS, MAX_ARRANGED = 512, 17
+"""Limits of :func:`best_arrangements_into`: arrangements of one mask, melds in one arrangement."""
 _CARD_VALUE_ARRAY = np.array(CARD_VALUES, dtype=np.int64)
 
 
@@ -381,9 +494,9 @@ def best_arrangements_into(mask: int, out: np.ndarray, sizes: np.ndarray) -> int
     target = mask_deadwood(mask)
     melds = np.empty(_MAX_MELDS, dtype=np.int64)
     count = all_melds_into(mask, melds)
-    chosen = np.empty(_MAX_ARRANGED, dtype=np.int64)
-    following = np.empty(_MAX_ARRANGED + 1, dtype=np.int64)
-    used = np.empty(_MAX_ARRANGED + 1, dtype=np.int64)
+    chosen = np.empty(MAX_ARRANGED, dtype=np.int64)
+    following = np.empty(MAX_ARRANGED + 1, dtype=np.int64)
+    used = np.empty(MAX_ARRANGED + 1, dtype=np.int64)
     found = 0
     if mask_value(mask) == target:
         sizes[0] = 0
@@ -418,7 +531,7 @@ def all_best_arrangements(mask: int) -> list[list[int]]:
     >>> len(all_best_arrangements(mask_of(["7C", "7D", "7H", "8H", "9H", "KS"])))
     1
     """
-    out = np.empty((_MAX_ARRANGEMENTS, _MAX_ARRANGED), dtype=np.int64)
-    sizes = np.empty(_MAX_ARRANGEMENTS, dtype=np.int64)
+    out = np.empty((MAX_ARRANGEMENTS, MAX_ARRANGED), dtype=np.int64)
+    sizes = np.empty(MAX_ARRANGEMENTS, dtype=np.int64)
     count = best_arrangements_into(mask, out, sizes)
     return [out[i, :sizes[i]].tolist() for i in range(count)]

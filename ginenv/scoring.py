@@ -21,7 +21,7 @@ from numba import njit
 
 from . import core
 from .cards import NUM_RANKS
-from .melds import _MAX_ARRANGED, _MAX_ARRANGEMENTS, best_arrangements_into, mask_best_melds, mask_deadwood
+from .melds import MAX_ARRANGED, MAX_ARRANGEMENTS, best_arrangements_into, mask_best_melds, mask_deadwood
 
 FULL_DECK_MASK = (1 << 52) - 1
 RANK_COLUMN = 1 | 1 << 13 | 1 << 26 | 1 << 39
@@ -200,8 +200,8 @@ def _sorted_melds(melds: np.ndarray, count: int) -> np.ndarray:
 def knocker_arrangement_into(knocker: int, unseen: int, out: np.ndarray) -> int:
     """Write the knocker's melds under R17 into ``out`` (see :func:`knocker_arrangement`);
     returns how many."""
-    arrangements = np.empty((_MAX_ARRANGEMENTS, _MAX_ARRANGED), dtype=np.int64)
-    sizes = np.empty(_MAX_ARRANGEMENTS, dtype=np.int64)
+    arrangements = np.empty((MAX_ARRANGEMENTS, MAX_ARRANGED), dtype=np.int64)
+    sizes = np.empty(MAX_ARRANGEMENTS, dtype=np.int64)
     found = best_arrangements_into(knocker, arrangements, sizes)
     best = 0
     best_layable = bit_count(layable_unseen_of(arrangements[0], sizes[0], unseen))
@@ -239,7 +239,7 @@ def knocker_arrangement(knocker: int, unseen: int) -> list[int]:
     >>> len(knocker_arrangement(hand, FULL_DECK_MASK & ~hand))
     2
     """
-    out = np.empty(_MAX_ARRANGED, dtype=np.int64)
+    out = np.empty(MAX_ARRANGED, dtype=np.int64)
     return out[:knocker_arrangement_into(knocker, unseen, out)].tolist()
 
 
