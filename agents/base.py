@@ -2,7 +2,9 @@
 
 An agent sees exactly what the env gives its seat: the observation dict with
 ``"observation"`` and ``"action_mask"``.  It reads what it needs through
-:func:`ginenv.decode`, never the engine's true state.
+:func:`ginenv.decode` (or the compiled :func:`ginenv.heuristics.read_seen`), never the
+engine's true state.  An agent may also decide a whole batch at once (``act_batch``, used by
+the trainer through :func:`act_batch`).
 
 >>> agent = make_agent("random", seed=0)
 >>> import ginenv
@@ -32,12 +34,45 @@ class Agent(Protocol):
     def reset(self) -> None:
         """Called at the start of every hand."""
 
+    # Optional: ``act_batch(observations, masks) -> int64[N]``, the action :meth:`act` would
+    # return for each row, in order (an agent with a generator draws as :meth:`act` would,
+    # row after row).  :func:`act_batch` falls back to :meth:`act` per row without it.
+
+
+NO_LEGAL_ACTION = "this observation has no legal action: it is not this seat's turn"
+
+
+def act_batch(agent: Agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The actions of ``agent`` for a batch: observations float32[N, OBS] and action masks
+    int8[N, 108]; its own ``act_batch`` where it has one, else :meth:`Agent.act` row by row.
+
+    >>> import ginenv
+    >>> env = ginenv.env(); env.reset(seed=0)
+    >>> observation = env.observe(env.agent_selection)
+    >>> act_batch(make_agent("greedy"), observation["observation"][None], observation["action_mask"][None])
+    array([1])
+    """
+    batch = getattr(agent, "act_batch", None)
+    if batch is not None:
+        return batch(observations, masks)
+    return np.array([agent.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks)],
+                    dtype=np.int64).reshape(len(masks))
+
+
+def legal_counts(masks: np.ndarray) -> np.ndarray:
+    """The number of legal actions in each row of a batch of action masks; raises
+    ``ValueError`` naming the first row without any."""
+    counts = np.count_nonzero(masks, axis=1)
+    if not counts.all():
+        raise ValueError(f"row {int(np.argmin(counts))}: {NO_LEGAL_ACTION}")
+    return counts
+
 
 def legal_actions(observation: Observation) -> np.ndarray:
     """The legal action ids of an observation (ascending)."""
     legal = np.flatnonzero(observation["action_mask"])
     if legal.size == 0:
-        raise ValueError("this observation has no legal action: it is not this seat's turn")
+        raise ValueError(NO_LEGAL_ACTION)
     return legal
 
 
@@ -51,6 +86,11 @@ class RandomAgent:
     def act(self, observation: Observation) -> int:
         legal = legal_actions(observation)
         return int(legal[self._rng.integers(legal.size)])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """:meth:`act` for every row (the generator draws as per row, in order)."""
+        picks = self._rng.integers(legal_counts(masks))
+        return np.argmax(np.cumsum(np.asarray(masks) != 0, axis=1) > picks[:, None], axis=1)
 
     def reset(self) -> None:
         pass

@@ -1,13 +1,14 @@
 """``montecarlo``: a knock-scheduled ``greedy`` guide checked by determinized sampling with
 fast rollouts (the strongest baseline).
 
-Exact policy, everything read from :func:`ginenv.decode` of the observation:
+Exact policy, everything read from the observation (:func:`ginenv.decode`, the rules
+included), the rules of :mod:`ginenv.heuristics` and the positions of :mod:`ginenv.search`:
 
 * A single legal action is played at once; **big gin** when legal, then **gin** (a knock
   leaving no deadwood) when legal, are played without search.
 * **Guide**: the ``greedy`` agent with this agent's knock schedule ``knock_early`` /
   ``knock_late`` (greedy's other parameters at their defaults).  The schedule defaults by
-  the ``ruleset`` scoring (:func:`default_knock`): where an undercut costs 25 or more
+  the observed ruleset's scoring (:func:`default_knock`): where an undercut costs 25 or more
   (``classic25``, ``eaai``, ``oklahoma``) ``(6, 0)`` — knock with at most 6 deadwood at the
   deal, falling to gin only when the stock runs out — else ``(10, 10)``, knock as soon as
   allowed.  (``greedy:knock_early=6,knock_late=0`` alone beat default ``greedy`` 63.2%
@@ -15,16 +16,17 @@ Exact policy, everything read from :func:`ginenv.decode` of the observation:
 * **Candidates** (``search`` picks the decisions searched, default all three), greedy
   guide's choice first, duplicates removed.  ``t`` (offer / draw): the other of take the
   face-up card / pass or draw, where taking is a candidate only when it lowers my least
-  deadwood (:func:`agents.rollout.lowers`).  ``k``: the knock leaving the least deadwood when a knock is
+  deadwood (:func:`ginenv.heuristics.lowers`).  ``k``: the knock leaving the least deadwood when a knock is
   legal (and, when the guide knocks, the best plain discard).  ``d``: the ``candidates``
-  best plain discards in the rollout order (least deadwood left, then danger, value, …).
+  best plain discards in greedy's order without lookahead (least deadwood left, then
+  danger, value, …; :func:`ginenv.heuristics.rank_discards`).
   A decision with one candidate is not searched.
 * **Sampling** (:meth:`MonteCarloAgent.samples_of`).  ``samples`` times: deal the cards I
   cannot see (all but my hand, the discard pile and the opponent's known picks) into the
   opponent's hidden cards (10 minus the known ones) and a stock of the observed size, in a
-  full hand that shows me exactly my observation (:meth:`ginenv.hand.HandState.from_position`:
-  my seat, the phase, the card I may not discard, the opponent's known picks, discards and
-  declines, the history; the observed knock limit; no Oklahoma doubling).
+  full hand that shows me exactly my observation (:func:`ginenv.search.position`: my seat,
+  the phase, the card I may not discard, the opponent's known picks, discards and declines,
+  the history, the knock limit, the doubling and the ruleset).
   ``prior="kept"`` (default): the opponent has drawn about ``k = max(0, opponent discards -
   known picks)`` stock cards, so it is dealt ``hidden`` random unknown cards and then draws
   ``k`` more one at a time, each time dropping the card that leaves the least deadwood
@@ -37,17 +39,15 @@ Exact policy, everything read from :func:`ginenv.decode` of the observation:
   meld and lowers the deadwood, else draw; discard the card leaving the least deadwood;
   gin and big gin always); I (seat 0) knock by the same schedule as the guide, the
   opponent as soon as the knock limit allows (as ``greedy`` does).  Value: the hand's
-  points under ``ruleset`` from my side (+ won, - lost, 0 dead).
+  points under the observed ruleset from my side (+ won, - lost, 0 dead).
 * **Choice**: the guide's choice, unless other candidates beat it on the paired per-sample
   differences by more than ``margin`` standard errors; then the one of those with the best
   mean.  Randomness comes only from the agent's own seeded generator.
 
-Parameters (by spec, e.g. ``"montecarlo:ruleset=classic25,samples=128"``): ``samples``
-(default 256), ``candidates`` (default 6), ``margin`` (default 1.0), ``search`` (default
-``"tkd"``), ``prior`` (default ``"kept"``), ``knock_early`` / ``knock_late`` (default by
-ruleset, above) and ``ruleset`` (the scoring of the simulated
-hands and of the knock defaults: a preset name, default ``"pagat"``; the observation does
-not carry the bonuses, so name the ruleset played, e.g. ``montecarlo:ruleset=classic25``).
+Parameters (by spec, e.g. ``"montecarlo:samples=128"``): ``samples`` (default 256),
+``candidates`` (default 6), ``margin`` (default 1.0), ``search`` (default ``"tkd"``),
+``prior`` (default ``"kept"``), ``knock_early`` / ``knock_late`` (default by ruleset,
+above).  The ruleset is read from the observation.
 
 Measured against ``greedy``, whole games to 100, mirrored pairs, 95% pair-cluster intervals
 (``benchmarks/strength_ladder.sh``; defaults; 2 workers):
@@ -55,7 +55,7 @@ Measured against ``greedy``, whole games to 100, mirrored pairs, 95% pair-cluste
 * ``ginrummy eval montecarlo greedy --games 400 --ruleset pagat --seed 11``: 59.8% [54.8%,
   64.7%] (pairs won in both seats 73-34, p = 2.1e-04), +1.39 points per hand; 5.8 ms per
   decision.
-* ``ginrummy eval montecarlo:ruleset=classic25 greedy --games 400 --ruleset classic25
+* ``ginrummy eval montecarlo greedy --games 400 --ruleset classic25
   --seed 11``: 73.2% [69.5%, 77.0%] (97-4, p = 3.4e-24), +5.04 points per hand; 6.0 ms per
   decision.
 
@@ -78,21 +78,21 @@ games of the same seed-11 run; single hands (``python benchmarks/bench_agents.py
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Optional
 
 import numpy as np
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.encoding import ObservationView, decode
-from ginenv.hand import HandState
-from ginenv.melds import discard_deadwoods
-from ginenv.rules import PRESETS, resolve_ruleset
+from ginenv.heuristics import (ALL_CARDS, DISCARD, NONE, OBSERVATION_LAYOUT, Seen, best_discard, legal_words, lowers,
+                               rank_discards, read_seen)
+from ginenv.rules import Ruleset
+from ginenv.search import deal, forced, known_mask, position, shuffles, unknown_cards, unknown_count
 
 from .base import Observation, legal_actions, register
-from .greedy import GreedyAgent, Seen
-from .rollout import Settings, deal_samples, evaluate, kept_deals, lowers
+from .greedy import GreedyAgent, choose
+from .rollout import Settings, evaluate, kept_deals
 
-ME, OPPONENT = 0, 1
 SEARCHES = "tkd"
 """Decisions that may be searched: t(ake or draw), k(nock or not), d(iscard which card)."""
 PRIORS = ("uniform", "kept")
@@ -112,18 +112,17 @@ class MonteCarloAgent:
         samples: sampled hands per searched decision.
         candidates: plain discards searched besides greedy's choice and the knock.
         margin: standard errors by which a candidate must beat greedy's choice.
-        ruleset: preset name whose scoring the simulated hands use.
+        search: the decisions searched (letters of ``"tkd"``).
+        prior: how the opponent's unknown cards are sampled, ``"kept"`` or ``"uniform"``.
+        knock_early, knock_late: my knock schedule (default by the observed ruleset).
     """
 
     def __init__(self, seed: Optional[int] = None, *, samples: int = 256, candidates: int = 6,
                  margin: float = 1.0, search: str = "tkd", prior: str = "kept",
-                 ruleset: str = "pagat", knock_early: Optional[float] = None,
-                 knock_late: Optional[float] = None) -> None:
+                 knock_early: Optional[float] = None, knock_late: Optional[float] = None) -> None:
         for key, value in (("samples", samples), ("candidates", candidates)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"montecarlo: {key} must be an int >= 1, got {value!r}")
-        if ruleset not in PRESETS:
-            raise ValueError(f"montecarlo: ruleset must be one of {sorted(PRESETS)}, got {ruleset!r}")
         if isinstance(margin, bool) or not isinstance(margin, (int, float)) or margin < 0:
             raise ValueError(f"montecarlo: margin must be a number >= 0, got {margin!r}")
         if not isinstance(search, str) or not set(search) <= set(SEARCHES):
@@ -136,13 +135,14 @@ class MonteCarloAgent:
         self.name = "montecarlo"
         self.search, self.prior = search, prior
         self.samples, self.candidates, self.margin = samples, candidates, float(margin)
-        self.ruleset = resolve_ruleset(ruleset)
-        early, late = default_knock(self.ruleset.undercut_bonus)
-        self.knock = (early if knock_early is None else knock_early, late if knock_late is None else knock_late)
+        self.knock_early, self.knock_late = knock_early, knock_late
         self._rng = np.random.default_rng(seed)
-        self._guide = GreedyAgent(knock_early=self.knock[0], knock_late=self.knock[1])
-        self._settings = Settings.of(self.ruleset, *self.knock)
-        self._cheap = GreedyAgent(lookahead=False)
+
+    def knock(self, ruleset: Ruleset) -> tuple[float, float]:
+        """My knock schedule ``(knock_early, knock_late)`` under ``ruleset``."""
+        early, late = default_knock(ruleset.undercut_bonus)
+        return (float(early if self.knock_early is None else self.knock_early),
+                float(late if self.knock_late is None else self.knock_late))
 
     def act(self, observation: Observation) -> int:
         legal = legal_actions(observation).tolist()
@@ -150,34 +150,31 @@ class MonteCarloAgent:
             return legal[0]
         if BIG_GIN in legal:
             return BIG_GIN
-        view = decode(observation)
-        seen = Seen.from_view(view)
-        after = discard_deadwoods(seen.hand_mask) if view.phase == "discard" else {}
-        knock = GreedyAgent.knock_card(legal, after) if after else None
-        if knock is not None and after[knock] == 0:
+        mask = np.asarray(observation["action_mask"])
+        seen = read_seen(np.asarray(observation["observation"]), OBSERVATION_LAYOUT)
+        low, knocks = legal_words(mask)
+        knock, left = best_discard(seen.hand, ~knocks) if seen.phase == DISCARD else (NONE, NONE)
+        if knock != NONE and left == 0:
             return KNOCK_BASE + knock
-        options = self.candidate_actions(seen, legal, after, knock)
+        view = decode(observation)
+        settings = Settings.of(view.ruleset, *self.knock(view.ruleset))
+        options = self.candidate_actions(seen, low, knocks, knock, settings)
         if len(options) == 1:
             return options[0]
-        return options[self.pick(self.simulate(view, legal, options))]
+        rows = self.samples_of(view, mask)
+        return options[self.pick(evaluate(rows, np.array(options, dtype=np.int64), settings))]
 
-    def simulate(self, view: ObservationView, legal: Sequence[int], options: Sequence[int]) -> np.ndarray:
-        """Points from my side, ``[candidate, sample]``: each candidate applied to the same
-        sampled hands (:meth:`samples_of`), then played out by :func:`agents.rollout.play_out`."""
-        return evaluate(self.samples_of(view, legal), np.array(options, dtype=np.int64), self._settings)
-
-    def samples_of(self, view: ObservationView, legal: Sequence[int]) -> np.ndarray:
-        """``samples`` full hands consistent with the observation, me as seat 0, as core rows."""
-        template = self.sample(view, legal)
-        hidden, stock = 10 - len(view.opp_picked), view.stock_size
-        known = sum(1 << c for c in view.opp_picked)
-        unknown = np.array(sorted(set(template.hand_cards(1)) - set(view.opp_picked)) + template.stock, dtype=np.int64)
-        orders = self._rng.permuted(np.tile(unknown, (self.samples, 1)), axis=1)
+    def samples_of(self, view: ObservationView, mask: np.ndarray) -> np.ndarray:
+        """``samples`` full hands consistent with the observation (``mask``: its action
+        mask), me as seat 0, as :mod:`ginenv.search` positions."""
+        template = position(view, forced(view, mask)).row
+        known, hidden = known_mask(view), unknown_count(view)
+        orders = shuffles(unknown_cards(template, known), self._rng, self.samples)
         draws = max(0, len(view.opp_discards) - len(view.opp_picked)) if self.prior == "kept" else 0
         if draws:
-            reorders = self._rng.permuted(np.tile(np.arange(stock), (self.samples, 1)), axis=1)
-            orders = kept_deals(orders, hidden, draws, known, reorders)
-        return deal_samples(template.row, known, orders, hidden)
+            orders = kept_deals(orders, hidden, draws, known, shuffles(np.arange(view.stock_size), self._rng,
+                                                                        self.samples))
+        return deal(template, known, orders, hidden)
 
     def pick(self, values: np.ndarray) -> int:
         """Row of the chosen candidate: the best mean among those that beat row 0 (greedy's
@@ -192,55 +189,35 @@ class MonteCarloAgent:
                 best, best_mean = i, mean
         return best
 
-    def candidate_actions(self, seen: Seen, legal: Sequence[int], after: dict[int, int],
-                          knock: Optional[int]) -> list[int]:
-        """The actions searched, greedy's choice first (see the module docstring)."""
-        guide = self._guide.choose(seen, legal)
-        if seen.phase in ("offer", "draw"):
+    def candidate_actions(self, seen: Seen, low: int, knocks: int, knock: int, settings: Settings) -> list[int]:
+        """The actions searched, greedy's choice first (see the module docstring); ``low``
+        and ``knocks`` are the legal actions (:func:`ginenv.heuristics.legal_words`),
+        ``knock`` the best knock card or ``NONE``."""
+        guide = choose(seen, low, knocks, GUIDE._replace(knock_early=settings.knock_early,
+                                                         knock_late=settings.knock_late))
+        if seen.phase != DISCARD:
             if "t" not in self.search:
                 return [guide]
             if guide == TAKE_DISCARD:
-                return [guide, PASS if PASS in legal else DRAW_STOCK]
-            if TAKE_DISCARD in legal and seen.top_discard is not None and lowers(seen.hand_mask, seen.top_discard):
+                return [guide, PASS if low >> PASS & 1 else DRAW_STOCK]
+            if low >> TAKE_DISCARD & 1 and seen.top_discard != NONE and lowers(seen.hand, seen.top_discard):
                 return [guide, TAKE_DISCARD]
             return [guide]
         options = [guide]
         knocking = guide >= KNOCK_BASE
-        if knock is not None and "k" in self.search:
+        if knock != NONE and "k" in self.search:
             options.append(KNOCK_BASE + knock)
         width = self.candidates if "d" in self.search else 1 if knocking and "k" in self.search else 0
-        discards = [a - DISCARD_BASE for a in legal if DISCARD_BASE <= a < KNOCK_BASE]
-        key = self._cheap.discard_key(seen, after)
-        options += [DISCARD_BASE + c for c in sorted(discards, key=key)[:width]]
+        discards = rank_discards(seen, low >> DISCARD_BASE & ALL_CARDS, False, 0.0, 0.0)
+        options += [DISCARD_BASE + int(c) for c in discards[:width]]
         return list(dict.fromkeys(options))
-
-    def sample(self, view: ObservationView, legal: Sequence[int]) -> HandState:
-        """One full hand consistent with the observation, me as seat 0."""
-        pile = [c for c in view.pile_rest] + ([view.top_discard] if view.top_discard is not None else [])
-        known = set(view.hand) | set(pile) | set(view.opp_picked)
-        unknown = [c for c in range(52) if c not in known]
-        hidden = 10 - len(view.opp_picked)
-        if hidden < 0 or len(unknown) != hidden + view.stock_size:
-            raise ValueError(f"montecarlo: the observation is inconsistent ({len(unknown)} unknown cards for "
-                             f"{hidden} hidden and a stock of {view.stock_size})")
-        dealt = unknown  # any placement: samples_of() re-deals these cards
-        mine = list(view.hand)
-        state = HandState.from_position(
-            dealer=ME if view.is_dealer else OPPONENT, hands=[mine, list(view.opp_picked) + dealt[:hidden]],
-            stock=dealt[hidden:], pile=pile, current_player=ME, phase=view.phase, ruleset=self.ruleset,
-            first_upcard=pile[0] if pile else (view.no_discard if view.no_discard is not None else mine[0]),
-            taken=view.no_discard, forced_draw=view.phase == "draw" and TAKE_DISCARD not in legal,
-            passes=1 if view.phase == "offer" and view.is_dealer else 0,
-            picked=[(), view.opp_picked], discarded=[view.my_discards, view.opp_discards],
-            declined=[(), view.opp_declined],
-            history=[(OPPONENT if by_opp else ME, card) for by_opp, card in reversed(view.history)])
-        state.knock_limit = view.knock_limit
-        state.doubled = False
-        return state
 
     def reset(self) -> None:
         pass
 
+
+GUIDE = GreedyAgent().policy
+"""greedy's default policy; the guide replaces its knock schedule with mine."""
 
 register("montecarlo", MonteCarloAgent)
 

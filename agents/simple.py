@@ -1,6 +1,7 @@
 """``simple``: Neller's SimpleGinRummyPlayer (EAAI-21 Gin Rummy challenge), faithfully.
 
-Exact policy (everything read from :func:`ginenv.decode` of the observation):
+Exact policy (everything read from the observation with :func:`ginenv.heuristics.read_seen`;
+the rules are the compiled helpers of :mod:`ginenv.heuristics`, shared with ``greedy``):
 
 * **Upcard offer / draw.**  Take the face-up card (the first upcard included) if and only
   if it would belong to some meld made with the cards in hand, i.e. some set (3-4 of the
@@ -35,39 +36,37 @@ import numpy as np
 from numba import njit
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv.encoding import decode
-from ginenv.melds import SUIT_MASK, discard_deadwoods
+from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, NONE, OBSERVATION_LAYOUT, OFFER, ObservationLayout,
+                               Seen, cards_of, completes_meld, least_cards, legal_words, read_seen)
 
-from .base import Observation, legal_actions, register
+from .base import Observation, legal_counts, register
 
 
 @njit(cache=True)
-def completes_meld(hand_mask: int, card: int) -> bool:
-    """Whether ``card`` belongs to some meld of ``hand + card`` (Neller's face-up test; compiled).
+def choose(seen: Seen, low: int, knocks: int) -> tuple[int, int]:
+    """``(action, ties)``: the policy's action when ``ties`` is 0; else ``action`` is the
+    knock or discard base and ``ties`` the mask of the cards to draw the one played from
+    (the legal ones leaving the least deadwood)."""
+    if seen.phase == OFFER or seen.phase == DRAW:
+        if low >> TAKE_DISCARD & 1 and seen.top_discard != NONE and completes_meld(seen.hand, seen.top_discard):
+            return TAKE_DISCARD, 0
+        return (PASS if low >> PASS & 1 else DRAW_STOCK), 0
+    if knocks >> BIG_GIN_BIT & 1:
+        return BIG_GIN, 0
+    if knocks & ALL_CARDS:
+        return KNOCK_BASE, least_cards(seen.hand, knocks & ALL_CARDS)
+    return DISCARD_BASE, least_cards(seen.hand, low >> DISCARD_BASE & ALL_CARDS)
 
-    >>> from ginenv.melds import mask_of
-    >>> from ginenv.cards import parse_card
-    >>> completes_meld(mask_of(["7C", "7D", "KS"]), parse_card("7H"))   # a set
-    True
-    >>> completes_meld(mask_of(["5H", "6H", "KS"]), parse_card("7H"))   # a run 5-6-7
-    True
-    >>> completes_meld(mask_of(["5H", "8H", "7S"]), parse_card("7H"))   # a gap, a pair
-    False
-    """
-    rank, suit = card % 13, card // 13
-    same_rank = 0
-    for other in range(4):
-        if other != suit:
-            same_rank += hand_mask >> (13 * other + rank) & 1
-    if same_rank >= 2:
-        return True
-    suited = (hand_mask >> 13 * suit & SUIT_MASK) | 1 << rank
-    low = high = rank
-    while low > 0 and suited >> (low - 1) & 1:
-        low -= 1
-    while high < 12 and suited >> (high + 1) & 1:
-        high += 1
-    return high - low >= 2
+
+@njit(cache=True)
+def choose_many(observations: np.ndarray, masks: np.ndarray, at: ObservationLayout) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`choose` for every row of a batch (each with a legal action): actions and ties."""
+    actions = np.empty(observations.shape[0], dtype=np.int64)
+    ties = np.empty(observations.shape[0], dtype=np.int64)
+    for i in range(observations.shape[0]):
+        low, knocks = legal_words(masks[i])
+        actions[i], ties[i] = choose(read_seen(observations[i], at), low, knocks)
+    return actions, ties
 
 
 class SimpleAgent:
@@ -82,30 +81,18 @@ class SimpleAgent:
         self._rng = np.random.default_rng(seed)
 
     def act(self, observation: Observation) -> int:
-        legal = legal_actions(observation)
-        view = decode(observation)
-        hand = 0
-        for card in view.hand:
-            hand |= 1 << card
-        if view.phase in ("offer", "draw"):
-            wants = view.top_discard is not None and completes_meld(hand, view.top_discard)
-            if wants and TAKE_DISCARD in legal:
-                return TAKE_DISCARD
-            return PASS if PASS in legal else DRAW_STOCK
-        if BIG_GIN in legal:
-            return BIG_GIN
-        after = discard_deadwoods(hand)
-        knocks = [int(a) - KNOCK_BASE for a in legal if KNOCK_BASE <= a < BIG_GIN]
-        if knocks:
-            return KNOCK_BASE + self._pick_least(knocks, after)
-        discards = [int(a) - DISCARD_BASE for a in legal if DISCARD_BASE <= a < KNOCK_BASE]
-        return DISCARD_BASE + self._pick_least(discards, after)
+        return int(self.act_batch(np.asarray(observation["observation"])[None],
+                                  np.asarray(observation["action_mask"])[None])[0])
 
-    def _pick_least(self, cards: list[int], after: dict[int, int]) -> int:
-        """Uniformly random among the cards leaving the least deadwood."""
-        least = min(after[c] for c in cards)
-        best = [c for c in cards if after[c] == least]
-        return best[int(self._rng.integers(len(best)))] if len(best) > 1 else best[0]
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """:meth:`act` for every row, in one compiled call (the generator breaks the ties
+        row after row, as :meth:`act` would)."""
+        legal_counts(masks)
+        actions, ties = choose_many(observations, masks, OBSERVATION_LAYOUT)
+        for i in np.flatnonzero(ties):
+            cards = cards_of(int(ties[i]))
+            actions[i] += cards[int(self._rng.integers(len(cards)))] if len(cards) > 1 else cards[0]
+        return actions
 
     def reset(self) -> None:
         pass
@@ -113,4 +100,4 @@ class SimpleAgent:
 
 register("simple", SimpleAgent)
 
-__all__ = ["SimpleAgent", "completes_meld"]
+__all__ = ["SimpleAgent", "choose", "choose_many"]

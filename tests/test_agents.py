@@ -7,7 +7,6 @@ Positions: ``dealer=0`` so ``player_1`` (non-dealer) gets the first upcard offer
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -15,10 +14,9 @@ import pytest
 
 import ginenv
 from agents import GreedyAgent, SimpleAgent, make_agent
-from agents.greedy import danger, holding_odds, meld_pairs
-from agents.simple import completes_meld
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.cards import parse_card
+from ginenv.heuristics import OBSERVATION_LAYOUT, Seen, completes_meld, danger, holding_odds, meld_pairs, read_seen
 
 
 # ----- helpers -------------------------------------------------------------
@@ -208,18 +206,28 @@ def test_greedy_literal_order_residual_deadwood_first() -> None:
     assert make_agent("greedy:lookahead=false").act(observe(env)) == DISCARD_BASE + c("KH")
 
 
+def seen_of(env: Any) -> Seen:
+    return read_seen(observe(env)["observation"], OBSERVATION_LAYOUT)
+
+
 def test_danger_counts_known_cards_against_and_discards_for() -> None:
-    env = danger_position()
-    view = ginenv.decode(observe(env))
-    hand = sum(1 << x for x in view.hand)
-    reach = hand | sum(1 << x for x in view.pile_rest) | (1 << view.top_discard)
-    odds = holding_odds(view, reach)
+    odds = holding_odds(seen_of(danger_position()))
     assert odds[c("QH")] == 1.0 and odds[c("KH")] == 0.0 and odds[c("2H")] == 0.0
     assert odds[c("3H")] < odds[c("9H")]       # next to the 2H they discarded: halved
     assert danger(c("KH"), odds) > danger(c("KS"), odds)    # QH is known to be theirs
-    assert danger(c("KH"), [0.0] * 52) == 0.0               # a dead card: no meld possible
-    assert danger(c("KH"), [1.0] * 52) == 1.0
+    assert danger(c("KH"), np.zeros(52)) == 0.0             # a dead card: no meld possible
+    assert danger(c("KH"), np.ones(52)) == 1.0
     assert len(meld_pairs(c("AC"))) == 3 + 1 and len(meld_pairs(c("5D"))) == 3 + 3
+
+
+def test_read_seen_reads_what_decode_reads() -> None:
+    env = danger_position()
+    view, seen = ginenv.decode(observe(env)), seen_of(env)
+    pile = set(view.pile_rest) | {view.top_discard}
+    assert seen.hand == sum(1 << x for x in view.hand) and seen.pile == sum(1 << x for x in pile)
+    assert (seen.top_discard, seen.opp_picked, seen.opp_discards) == (
+        view.top_discard, sum(1 << x for x in view.opp_picked), sum(1 << x for x in view.opp_discards))
+    assert (seen.stock_size, seen.knock_limit, seen.target, seen.no_discard) == (view.stock_size, 10, 0, -1)
 
 
 def test_greedy_knocks_as_soon_as_allowed_by_default() -> None:
@@ -240,22 +248,20 @@ def test_greedy_always_knocks_gin() -> None:
 
 
 def test_greedy_threshold_formula_stock_and_score() -> None:
-    env = start(deal(MELDED + " KH", OPP, "QH"))
-    view = ginenv.decode(observe(env))                  # stock 31: progress 0
-    assert GreedyAgent(knock_early=4, knock_late=8).threshold(view) == 4
-    late = replace(view, stock_size=2)
+    seen = seen_of(start(deal(MELDED + " KH", OPP, "QH")))      # stock 31: progress 0
+    assert GreedyAgent(knock_early=4, knock_late=8).threshold(seen) == 4
+    late = seen._replace(stock_size=2)
     assert GreedyAgent(knock_early=4, knock_late=8).threshold(late) == 8
-    middle = replace(view, stock_size=31 - 14)
+    middle = seen._replace(stock_size=31 - 14)
     assert GreedyAgent(knock_early=4, knock_late=8).threshold(middle) == pytest.approx(4 + 4 * 14 / 29)
-    assert GreedyAgent(knock_early=12, knock_late=12).threshold(view) == 10   # capped by the limit
+    assert GreedyAgent(knock_early=12, knock_late=12).threshold(seen) == 10   # capped by the limit
     # game mode: far behind (mine 40 <= 90 - 25) near the end (opponent >= 100 - 25): + bonus
-    game = start(deal(MELDED + " KH", OPP, "QH"), episode="game", scores=[90, 40])
-    behind = ginenv.decode(observe(game))          # player_1 to act: mine 40, theirs 90
-    assert behind.scores == (40, 90) and behind.target == 100
+    behind = seen_of(start(deal(MELDED + " KH", OPP, "QH"), episode="game", scores=[90, 40]))
+    assert (behind.my_score, behind.opp_score, behind.target) == (40, 90, 100)   # player_1 to act
     assert GreedyAgent(knock_early=3, knock_late=3).threshold(behind) == 10   # 3 + 10, capped at 10
     assert GreedyAgent(knock_early=3, knock_late=3, behind_bonus=2).threshold(behind) == 5
-    close = start(deal(MELDED + " KH", OPP, "QH"), episode="game", scores=[90, 70])
-    assert GreedyAgent(knock_early=3, knock_late=3).threshold(ginenv.decode(observe(close))) == 3
+    close = seen_of(start(deal(MELDED + " KH", OPP, "QH"), episode="game", scores=[90, 70]))
+    assert GreedyAgent(knock_early=3, knock_late=3).threshold(close) == 3
 
 
 # ----- determinism and construction ---------------------------------------

@@ -10,18 +10,17 @@ from collections import Counter
 import numpy as np
 import pytest
 from test_agents import HIGH, MELDED, OPP, action_trace, c, deal, observe, play, run_game, start
+from test_search import assert_consistent, observations
 
 import ginenv
 from agents import MonteCarloAgent, make_agent
 from agents.montecarlo import default_knock
+from ginenv import search
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv import core
 from ginenv.melds import mask_deadwood
+from ginenv.rules import Ruleset
 
 MC = "montecarlo:samples=2"
-SAME_PIECES = ("hand", "top_discard", "pile_rest", "my_discards", "opp_discards", "opp_picked", "opp_declined",
-               "no_discard", "history_cards", "history_by_opp", "phase", "my_turn", "is_dealer", "knock_limit",
-               "stock_size")
 
 
 @pytest.mark.parametrize("ruleset", ["pagat", "classic25", "oklahoma", "eaai"])
@@ -35,43 +34,19 @@ def test_montecarlo_only_returns_legal_actions(ruleset: str) -> None:
 
 def test_montecarlo_plays_a_whole_game() -> None:
     counts: Counter = Counter()
-    run_game(ginenv.env(ruleset="classic25", episode="game"), ("montecarlo:samples=1,ruleset=classic25", "simple"),
+    run_game(ginenv.env(ruleset="classic25", episode="game"), ("montecarlo:samples=1", "simple"),
              11, counts)
     assert counts["montecarlo"] >= 20, counts
 
 
 @pytest.mark.parametrize("ruleset", ["pagat", "oklahoma"])
 def test_montecarlo_samples_are_consistent_with_the_observation(ruleset: str) -> None:
-    """Every sampled hand shows seat 0 exactly what the observation showed, and has the
-    same legal actions; the opponent holds 10 cards, the known picks among them."""
-    from ginenv.encoding import SLICES, encode
+    """The kept prior's samples too show seat 0 exactly its observation."""
     agent = MonteCarloAgent(seed=5, samples=3)
     checked = 0
-    for seed in range(6):
-        env = ginenv.env(ruleset=ruleset, episode="hand")
-        env.reset(seed=seed)
-        players = {"player_0": agent, "player_1": make_agent("greedy")}
-        for name in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            if name == "player_0":
-                view = ginenv.decode(observation)
-                legal = np.flatnonzero(observation["action_mask"]).tolist()
-                template = agent.sample(view, legal)
-                for row in agent.samples_of(view, legal):
-                    state = template.clone()
-                    state.row = row.copy()
-                    mine = encode(state, 0)
-                    for piece in SAME_PIECES:
-                        assert np.array_equal(mine[SLICES[piece]], observation["observation"][SLICES[piece]]), piece
-                    assert state.legal_actions() == legal
-                    opponent = state.hand_cards(1)
-                    assert len(opponent) == 10 and set(view.opp_picked) <= set(opponent)
-                    assert sorted(opponent + state.stock + state.pile + state.hand_cards(0)) == list(range(52))
-                checked += 1
-            env.step(players[name].act(observation))
+    for observation in observations(ruleset, range(6)):
+        assert_consistent(agent.samples_of(ginenv.decode(observation), observation["action_mask"]), observation)
+        checked += 1
     assert checked >= 40
 
 
@@ -87,29 +62,30 @@ def test_kept_prior_gives_the_opponent_less_deadwood_than_uniform() -> None:
         if name == "player_0" and len(view.opp_discards) >= 4:
             break
         env.step(greedy.act(observation))
-    legal = np.flatnonzero(observation["action_mask"]).tolist()
     mean = {}
     for prior in ("uniform", "kept"):
-        rows = MonteCarloAgent(seed=1, samples=40, prior=prior).samples_of(view, legal)
-        mean[prior] = np.mean([mask_deadwood(int(row[core.HAND + 1])) for row in rows])
+        rows = MonteCarloAgent(seed=1, samples=40, prior=prior).samples_of(view, observation["action_mask"])
+        mean[prior] = np.mean([mask_deadwood(search.hand(row, search.OPPONENT)) for row in rows])
     assert mean["kept"] < mean["uniform"] - 5, mean
 
 
 def test_knock_schedule() -> None:
     assert default_knock(10) == (10, 10) and default_knock(25) == (6, 0)
-    assert MonteCarloAgent(ruleset="classic25").knock == (6, 0)
-    assert MonteCarloAgent(ruleset="pagat", knock_early=8).knock == (8, 10)
+    assert MonteCarloAgent().knock(Ruleset.preset("classic25")) == (6, 0)
+    assert MonteCarloAgent(knock_early=8).knock(Ruleset.preset("pagat")) == (8, 10)
 
 
 def test_montecarlo_knocks_by_its_ruleset_schedule_without_search() -> None:
     """Deadwood 8 after the first draw: knock under pagat's schedule (as soon as allowed),
     not under classic25's (6 at the deal, falling to 0)."""
-    env = start(deal(OPP, MELDED + " 8H", "KH", "KD"))
-    play(env, PASS, PASS, DRAW_STOCK)                                         # player_1 draws the KD
-    observation = observe(env)
-    assert make_agent("montecarlo:search=", seed=0).act(observation) == KNOCK_BASE + c("KD")
-    assert make_agent("montecarlo:search=,ruleset=classic25", seed=0).act(observation) == DISCARD_BASE + c("KD")
-    assert make_agent("montecarlo:search=,ruleset=classic25,knock_early=9", seed=0).act(observation) \
+    observation = {}
+    for ruleset in ("pagat", "classic25"):
+        env = start(deal(OPP, MELDED + " 8H", "KH", "KD"), ruleset=ruleset)
+        play(env, PASS, PASS, DRAW_STOCK)                                     # player_1 draws the KD
+        observation[ruleset] = observe(env)
+    assert make_agent("montecarlo:search=", seed=0).act(observation["pagat"]) == KNOCK_BASE + c("KD")
+    assert make_agent("montecarlo:search=", seed=0).act(observation["classic25"]) == DISCARD_BASE + c("KD")
+    assert make_agent("montecarlo:search=,knock_early=9", seed=0).act(observation["classic25"]) \
         == KNOCK_BASE + c("KD")
 
 
@@ -141,13 +117,13 @@ def test_montecarlo_is_reproducible_with_its_seed() -> None:
 
 def test_montecarlo_spec_parameters() -> None:
     agent = make_agent("montecarlo:samples=8,candidates=2,margin=0,search=tk,prior=uniform,"
-                       "ruleset=eaai,knock_early=7,knock_late=1", seed=1)
+                       "knock_early=7,knock_late=1", seed=1)
     assert isinstance(agent, MonteCarloAgent) and agent.name == "montecarlo"
     assert (agent.samples, agent.candidates, agent.margin, agent.search, agent.prior,
-            agent.ruleset.name, agent.knock) == (8, 2, 0, "tk", "uniform", "eaai", (7, 1))
+            agent.knock(Ruleset.preset("eaai"))) == (8, 2, 0, "tk", "uniform", (7, 1))
     assert make_agent({"name": "montecarlo", "samples": 16}).samples == 16
     for bad in ("montecarlo:samples=0", "montecarlo:samples=2.5", "montecarlo:margin=-1", "montecarlo:believe=0.5",
-                "montecarlo:ruleset=bridge", "montecarlo:rollouts=3", "montecarlo:search=x", "montecarlo:prior=best",
+                "montecarlo:ruleset=pagat", "montecarlo:rollouts=3", "montecarlo:search=x", "montecarlo:prior=best",
                 "montecarlo:knock_early=-1", "montecarlo:knock_late=true"):
         with pytest.raises(ValueError):
             make_agent(bad, seed=0)

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.rollout import (Settings, choose, deal_samples, evaluate, improved, kept_deals, knock_threshold, play_out,
-                            takes)
+from agents.rollout import Settings, choose, evaluate, improved, kept_deals, play_out, threshold
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.cards import parse_card
 from ginenv.hand import HandState
+from ginenv.heuristics import takes
 from ginenv.melds import mask_of
 from ginenv.rules import resolve_ruleset
 
@@ -84,10 +84,11 @@ def test_rollouts_reach_every_scored_outcome() -> None:
 
 def test_takes_a_card_that_makes_a_meld_and_lowers_deadwood() -> None:
     hand = mask_of("7C 8C 2D 3D 9H 9S KH QS JD TH".split())
-    assert takes(hand, parse_card("9C"))           # 7-8-9 run, lowers the deadwood
-    assert not takes(hand, parse_card("4S"))       # no meld
+    assert takes(hand, parse_card("9C"), True)           # 7-8-9 run, lowers the deadwood
+    assert not takes(hand, parse_card("4S"), True)       # no meld
+    assert takes(hand, parse_card("4S"), False)          # ... but it lowers the deadwood
     melded = mask_of("AC 2C 3C 4D 5D 6D 7H 8H 9H TH".split())
-    assert not takes(melded, parse_card("4C"))     # makes a meld, but deadwood stays 0
+    assert not takes(melded, parse_card("4C"), True)     # makes a meld, but deadwood stays 0
     state = position("7C 8C 2D 3D 9H 9S KH QS JD TH", "AC 2C 3C 4D 5D 6D 7H 8H 9D KS", "9C", "offer")
     assert choose(state.row, PAGAT) == TAKE_DISCARD
     state = position("7C 8C 2D 3D 9H 9S KH QS JD TH", "AC 2C 3C 4D 5D 6D 7H 8H 9D KS", "4S", "offer")
@@ -115,31 +116,12 @@ def test_big_gin_when_the_ruleset_has_it() -> None:
     assert choose(state.row, PAGAT) == KNOCK_BASE + parse_card("JH")  # gin: a 4-card run left
 
 
-def test_deal_samples_places_each_unknown_card_once_and_keeps_the_rest() -> None:
-    rng = np.random.default_rng(2)
-    deck = rng.permutation(52).tolist()
-    template = HandState.from_position(dealer=0, hands=[deck[:11], deck[11:21]], pile=deck[21:23],
-                                       stock=deck[23:], current_player=0, phase="discard",
-                                       picked=[(), deck[11:13]])
-    known = (1 << deck[11]) | (1 << deck[12])
-    unknown = np.array(deck[13:21] + deck[23:])
-    dealt = np.stack([rng.permutation(unknown) for _ in range(4)])
-    rows = deal_samples(template.row, known, dealt, 8)
-    for s in range(4):
-        state = template.clone()
-        state.row = rows[s]
-        assert state.hands[0] == template.hands[0] and state.pile == template.pile
-        assert state.hands[1] == known | sum(1 << c for c in dealt[s, :8].tolist())
-        assert state.stock[::-1] == dealt[s, 8:].tolist()
-        assert sorted(state.hand_cards(0) + state.hand_cards(1) + state.stock + state.pile) == list(range(52))
-
-
 def test_seat_0_knocks_by_its_schedule_and_seat_1_as_soon_as_allowed() -> None:
     schedule = Settings.of(resolve_ruleset("pagat"), knock_early=6, knock_late=0)
     mine, theirs = "AC 2C 3C 4D 5D 6D 7H 8H 9H 5S QH", "2S 3S 4S 5H 6H TC JC 8D 9D TS"
     state = position(mine, theirs, "KD", "discard")           # 30 stock cards: threshold 5.8, 5 left
     assert choose(state.row, schedule) == KNOCK_BASE + parse_card("QH")
-    assert knock_threshold(state.row, schedule) == pytest.approx(6 - 6 / 29)  # 30 stock cards
+    assert threshold(state.row, schedule) == pytest.approx(6 - 6 / 29)  # 30 stock cards
     state = position("AC 2C 3C 4D 5D 6D 7H 8H 9H 8S QH", theirs, "KD", "discard")  # 8 left > 6
     assert choose(state.row, schedule) == DISCARD_BASE + parse_card("QH")
     assert choose(state.row, PAGAT) == KNOCK_BASE + parse_card("QH")
@@ -147,11 +129,11 @@ def test_seat_0_knocks_by_its_schedule_and_seat_1_as_soon_as_allowed() -> None:
     rest = [c for c in range(52) if c not in hand + other]
     late = HandState.from_position(dealer=1, hands=[hand, other], stock=rest[:3], pile=rest[3:],
                                    current_player=0, phase="discard")    # 3 stock cards: threshold 0.2
-    assert knock_threshold(late.row, schedule) == pytest.approx(6 - 6 * 28 / 29)
+    assert threshold(late.row, schedule) == pytest.approx(6 - 6 * 28 / 29)
     assert choose(late.row, schedule) == DISCARD_BASE + parse_card("QH")
     theirs_turn = HandState.from_position(dealer=0, hands=[other, hand], stock=rest[:3], pile=rest[3:],
                                           current_player=1, phase="discard")
-    assert knock_threshold(theirs_turn.row, schedule) == 10
+    assert threshold(theirs_turn.row, schedule) == 10
     assert choose(theirs_turn.row, schedule) == KNOCK_BASE + parse_card("QH")
 
 
