@@ -9,4 +9,14 @@ from .greedy import GreedyAgent
 from .montecarlo import MonteCarloAgent
 from .simple import SimpleAgent
 
+
+def _neural_agent(seed=None, **params):  # type: ignore[no-untyped-def]
+    """``ppo``: imported on first use, so ``import agents`` does not load torch."""
+    from .neural import NeuralAgent
+
+    return NeuralAgent(seed, **params)
+
+
+register("ppo", _neural_agent)
+
 __all__ = ["REGISTRY", "Agent", "GreedyAgent", "MonteCarloAgent", "RandomAgent", "SimpleAgent", "legal_actions", "make_agent", "parse_spec", "register"]

@@ -7,8 +7,7 @@ Sub-commands so far:
   interval, sign test, per-hand figures (:mod:`train.evaluate`).
 * ``tournament`` — a round robin with Bradley–Terry ratings on the Elo scale, saved as
   JSON, CSV and PNG (:mod:`train.tournament`).
-
-Later issues add ``train`` and ``play``.
+* ``train`` — self-play PPO from a YAML config (:mod:`train.ppo`), or ``--resume`` a run.
 """
 from __future__ import annotations
 
@@ -128,7 +127,60 @@ def _build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--prior", type=_non_negative_float, default=1.0, metavar="G",
                       help="virtual drawn games added to every pairing, keeping ratings finite when an agent "
                            "wins or loses everything (default 1; 0 = plain maximum likelihood)")
+
+    tr = sub.add_parser(
+        "train", help="self-play PPO training from a YAML config",
+        description="Train a policy with self-play PPO. Outputs go to OUT/NAME: config.yaml (the resolved config), "
+                    "tb/ (TensorBoard: tensorboard --logdir OUT), checkpoints/, best.pt, final.pt, eval.jsonl, "
+                    "summary.json. --resume RUN_DIR continues a stopped run exactly where its last checkpoint "
+                    "left it. `ginrummy train --list-keys` prints every config key with its meaning.")
+    tr.add_argument("config", metavar="CONFIG", nargs="?", default=None,
+                    help="YAML config (e.g. configs/smoke.yaml); omitted: all defaults")
+    tr.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], dest="overrides",
+                    help="override one key, e.g. --set ppo.lr=1e-4 (repeatable; the value is read as YAML)")
+    tr.add_argument("--out", metavar="DIR", default="runs", help="folder of runs (default ./runs)")
+    tr.add_argument("--name", metavar="NAME", default=None, help="run name (default: the config's name)")
+    tr.add_argument("--resume", metavar="RUN_DIR", default=None,
+                    help="continue this run from its newest checkpoint (CONFIG and --set are not allowed)")
+    tr.add_argument("--stop-after", metavar="UPDATES", type=_positive_int, default=None,
+                    help="stop (with a checkpoint) once the run has done this many updates in total; resume later")
+    tr.add_argument("--list-keys", action="store_true", help="print every config key with its meaning and exit")
+    tr.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
+
+
+def _run_train(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .config import field_docs, load_config, to_dict
+    from .ppo import train
+
+    if args.list_keys:
+        defaults = to_dict(load_config(None))
+        for key, doc in field_docs().items():
+            section, _, name = key.rpartition(".")
+            value = defaults[section][name] if section else defaults[name]
+            print(f"{key} (default {value!r}): {doc}")
+        return 0
+    if args.resume is not None:
+        if args.config is not None or args.overrides or args.name is not None:
+            raise ValueError("--resume continues a run with its saved config: drop CONFIG, --set and --name")
+        if not (Path(args.resume) / "config.yaml").is_file():
+            raise ValueError(f"--resume {args.resume!r}: no run there (config.yaml is missing)")
+        cfg = None
+    else:
+        overrides = list(args.overrides) + ([f"name={args.name}"] if args.name is not None else [])
+        cfg = load_config(args.config, overrides)
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+    run_dir = train(cfg, out=Path(args.out), resume=Path(args.resume) if args.resume else None,  # type: ignore[arg-type]
+                    progress_bar=not args.no_progress, stop_after=args.stop_after)
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    print(f"run {run_dir}: {summary['update']} updates, {summary['global_step']:,} decisions trained on")
+    for opponent, result in summary.get("eval", {}).get("results", {}).items():
+        print(f"  vs {opponent}: win rate {result['win_rate_a']:.1%} [{result['ci_low']:.1%}, {result['ci_high']:.1%}]"
+              f" over {result['games']} games, points per hand {result['points_per_hand_a']:+.1f}")
+    print(f"  TensorBoard: tensorboard --logdir {run_dir.parent}")
+    return 0
 
 
 def _run_eval(args: argparse.Namespace) -> int:
@@ -174,8 +226,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"  {outcome:10s} {count:7d}  {count / report['hands']:6.1%}")
         print(f"  {report['decisions']} decisions, {report['decisions_per_s']:,.0f} decisions/s")
         return 0
+    commands = {"eval": _run_eval, "tournament": _run_tournament, "train": _run_train}
     try:
-        return _run_eval(args) if args.command == "eval" else _run_tournament(args)
+        return commands[args.command](args)
     except (ValueError, OSError) as err:
         print(f"ginrummy {args.command}: error: {err}", file=sys.stderr)
         return 2
