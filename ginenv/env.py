@@ -1,7 +1,8 @@
 """PettingZoo AEC environment ``gin_rummy_v1``.
 
-The env only delegates: rules live in :mod:`ginenv.hand` / :mod:`ginenv.match`, the
-observation in :mod:`ginenv.encoding`, the text view in :mod:`ginenv.render`.
+The env only delegates: rules live in :mod:`ginenv.hand` / :mod:`ginenv.match`, settings,
+rewards and the end of a hand or game in :mod:`ginenv.episode` (shared with the batched
+API), the observation in :mod:`ginenv.encoding`, the text view in :mod:`ginenv.render`.
 
 Agents ``player_0`` and ``player_1`` (seat 0 / 1).  Each observation is a dict:
 ``"observation"`` (float32 vector, layout in :mod:`ginenv.encoding` and the README) and
@@ -42,15 +43,12 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
 from .core import write_mask
-from .encoding import NO_MATCH, OBSERVATION_HIGH, OBSERVATION_SIZE, MatchInfo, rules_vector, write_observation
+from .encoding import OBSERVATION_HIGH, OBSERVATION_SIZE, rules_vector, write_observation
+from .episode import AGENTS, EPISODES, Episode, EpisodeSpec, HandEnd
 from .hand import Deal, HandState
-from .match import MatchState
 from .render import render_hand
-from .rewards import REWARD_MODES, seat0_reward
-from .rules import resolve_ruleset
 
-AGENTS = ("player_0", "player_1")
-EPISODES = ("hand", "game")
+__all__ = ["AGENTS", "EPISODES", "raw_env", "env"]
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
@@ -75,18 +73,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def __init__(self, ruleset: Any = "pagat", episode: str = "hand", render_mode: Optional[str] = None,
                  reward_mode: str = "points", reward_scale: float = 1.0, **rule_overrides: Any) -> None:
         super().__init__()
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
-        if not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
-        self.ruleset = resolve_ruleset(ruleset, **rule_overrides)
+        spec = self._spec = EpisodeSpec.build(ruleset, episode, reward_mode, reward_scale, **rule_overrides)
+        self.ruleset, self.episode, self.render_mode = spec.ruleset, spec.episode, render_mode
+        self.reward_mode, self.reward_scale = spec.reward_mode, spec.reward_scale
         self._rules_view = rules_vector(self.ruleset)
-        self.episode, self.render_mode = episode, render_mode
-        self.reward_mode, self.reward_scale = reward_mode, float(reward_scale)
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         self._seat = {agent: seat for seat, agent in enumerate(AGENTS)}
@@ -97,9 +89,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         })
         self.observation_spaces = {a: observation_space for a in AGENTS}
         self._np_random: Optional[np.random.Generator] = None
-        self._match: Optional[MatchState] = None
-        self._hand: Optional[HandState] = None
-        self._match_view = NO_MATCH.as_array()
+        self._episode: Optional[Episode] = None
         self._just_finished: Optional[HandState] = None
 
     # ----- PettingZoo API ------------------------------------------------
@@ -112,9 +102,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     @property
     def hand(self) -> HandState:
         """The current hand's true state (for tools and tests; agents must not read it)."""
-        if self._hand is None:
+        if self._episode is None:
             raise RuntimeError("call reset() first")
-        return self._hand
+        return self._episode.hand
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
         if seed is not None or self._np_random is None:
@@ -122,17 +112,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         options = options or {}
         deal = options.get("deal")
         first_deal = Deal.from_cards(**_deal_args(deal)) if deal is not None else None
-        if self.episode == "game":
-            self._match = MatchState(self._np_random, self.ruleset, scores=tuple(options.get("scores", (0, 0))),
-                                     hands_won=tuple(options.get("hands_won", (0, 0))), first_deal=first_deal)
-            self._hand = self._match.hand
-        else:
-            for key in ("scores", "hands_won"):
-                if key in options:
-                    raise ValueError(f"options[{key!r}] is only valid with episode='game'")
-            self._match = None
-            self._hand = HandState(first_deal, self.ruleset) if first_deal else HandState.random(
-                self._np_random, self.ruleset)
+        self._episode = self._spec.start(self._np_random, first_deal, options.get("scores"), options.get("hands_won"))
         self.agents = list(AGENTS)
         self._just_finished = None
         self.rewards = {a: 0 for a in AGENTS}
@@ -140,23 +120,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
         self.infos = {a: {} for a in AGENTS}
-        self.agent_selection = AGENTS[self._hand.current_player]  # type: ignore[index]
-        self._update_match_view()
+        self.agent_selection = AGENTS[self.hand.current_player]  # type: ignore[index]
         if self.render_mode == "human":
             self.render()
-
-    def _update_match_view(self) -> None:
-        """Refresh the game-mode numbers shown in observations (they change only between hands)."""
-        match = self._match
-        self._match_view = (NO_MATCH if match is None else MatchInfo(
-            (match.scores[0], match.scores[1]), (match.hands_won[0], match.hands_won[1]), self.ruleset.target)).as_array()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         hand = self.hand
         acting = hand.current_player == seat and not self.terminations[agent] and not self.truncations[agent]
         observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-        write_observation(hand.row, seat, self._match_view, self._rules_view, observation)
+        write_observation(hand.row, seat, self._episode.match_view, self._rules_view, observation)  # type: ignore[union-attr]
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if acting:
             write_mask(hand.row, self.ruleset.big_gin, mask)
@@ -167,50 +140,36 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        match, hand = self._match, self.hand
-        if match is not None:
-            match.apply_action(action)  # raises IllegalActionError, state unchanged
-        else:
-            hand.apply_action(action)
+        hand = self.hand
+        end = self._episode.apply_action(action)  # type: ignore[union-attr]  # IllegalActionError: unchanged
         self._cumulative_rewards[agent] = 0
         self.rewards = {a: 0 for a in AGENTS}
         self.infos = {a: {} for a in AGENTS}
-        self._just_finished = hand if hand.is_over else None
-        if hand.is_over:
-            self._end_of_hand(hand)
+        self._just_finished = hand if end is not None else None
+        if end is not None:
+            self._end_of_hand(end)
         else:
             self.agent_selection = AGENTS[hand.current_player]  # type: ignore[index]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def _end_of_hand(self, hand: HandState) -> None:
-        result = hand.result
-        match = self._match
-        game = match.result if match is not None else None
-        value = seat0_reward(result, game, self.episode, self.reward_mode, self.reward_scale)  # type: ignore[arg-type]
-        self.rewards = {AGENTS[0]: value, AGENTS[1]: -value}
-        for a in AGENTS:
-            self.infos[a]["hand_result"] = result.to_dict(AGENTS)  # type: ignore[union-attr]
-            if game is not None:
-                self.infos[a]["game_result"] = game.to_dict(AGENTS)
-        if match is None:
-            done = self.truncations if result.truncated else self.terminations  # type: ignore[union-attr]
+    def _end_of_hand(self, end: HandEnd) -> None:
+        """Rewards, infos and done flags of a hand that ended (in a game, the next hand is on)."""
+        self.rewards = dict(zip(AGENTS, end.rewards))
+        self.infos = {a: end.info(AGENTS) for a in AGENTS}
+        if end.done:
+            flags = self.truncations if end.truncated else self.terminations
             for a in AGENTS:
-                done[a] = True
-            return
-        self._update_match_view()
-        if game is not None:
-            for a in AGENTS:
-                self.terminations[a] = True
+                flags[a] = True
         else:
-            self._hand = match.hand
-            self.agent_selection = AGENTS[match.hand.current_player]  # type: ignore[index]
+            self.agent_selection = AGENTS[self.hand.current_player]  # type: ignore[index]
 
     def render(self) -> Optional[str]:
         if self.render_mode is None:
             return None
-        scores = self._match.scores if self._match is not None else None
+        match = self._episode.match if self._episode is not None else None
+        scores = match.scores if match is not None else None
         text = render_hand(self.hand, AGENTS, scores)
         finished = self._just_finished
         if finished is not None and finished is not self.hand:  # game mode: the next hand already started

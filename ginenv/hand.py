@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from operator import index as as_index
 from typing import Any, Optional, Sequence
@@ -72,6 +73,20 @@ class HandResult:
             "doubled": self.doubled,
             "truncated": self.truncated,
         }
+
+    def to_state(self) -> dict[str, Any]:
+        """Every field as plain data (tuples as lists); :meth:`from_state` inverts it.
+
+        >>> result = HandResult("gin", knocker=0, winner=0, points=45, knocker_melds=((0, 1, 2),))
+        >>> HandResult.from_state(result.to_state()) == result
+        True
+        """
+        return {name: _lists(value) for name, value in vars(self).items()}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> "HandResult":
+        """Inverse of :meth:`to_state`."""
+        return cls(**{name: _tuples(value) for name, value in state.items()})
 
 
 @dataclass(frozen=True)
@@ -322,6 +337,32 @@ class HandState:
         out[:] = self.row
         self.row = out
 
+    def to_state(self) -> dict[str, Any]:
+        """This exact state as plain data (dicts, lists, ints, strs; e.g. for a checkpoint).
+        Unlike :meth:`log` it keeps the core row as it is, so :meth:`from_state` needs no replay.
+
+        >>> import numpy as np
+        >>> hand = HandState.random(np.random.default_rng(0))
+        >>> hand.apply_action(2)
+        >>> HandState.from_state(hand.to_state()) == hand
+        True
+        """
+        return {"ruleset": self.ruleset.to_dict(), "deal": None if self.deal is None else self.deal.to_dict(),
+                "position": copy.deepcopy(self.position), "width": len(self.row), "row": np.trim_zeros(self.row, "b").tolist()}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> "HandState":
+        """Inverse of :meth:`to_state` (a finished hand is scored again from its row)."""
+        hand = cls.__new__(cls)
+        hand.ruleset = Ruleset.from_dict(state["ruleset"])
+        hand.deal = None if state["deal"] is None else Deal.from_cards(**state["deal"])
+        hand.position, hand.result = copy.deepcopy(state["position"]), None
+        hand.row = np.zeros(state["width"], dtype=np.int64)
+        hand.row[:len(state["row"])] = state["row"]
+        if hand.is_over:
+            hand.settle()
+        return hand
+
     # ----- queries ------------------------------------------------------
     @property
     def phase(self) -> str:
@@ -526,6 +567,16 @@ def _int_or_none(value: Any) -> Optional[int]:
 def _is_card_list(value: Any) -> bool:
     """A sized, indexable collection of cards (not a string)."""
     return not isinstance(value, (str, bytes)) and hasattr(value, "__len__") and hasattr(value, "__getitem__")
+
+
+def _lists(value: Any) -> Any:
+    """Tuples (nested too) as lists."""
+    return [_lists(v) for v in value] if isinstance(value, tuple) else value
+
+
+def _tuples(value: Any) -> Any:
+    """Lists (nested too) as tuples."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def _meld_tuples(melds: list[int]) -> tuple[tuple[int, ...], ...]:

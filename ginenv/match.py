@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import copy
 import operator
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
@@ -164,3 +165,38 @@ class MatchState:
                 return result
         self.hand = HandState.random(self.rng, self.ruleset, next_dealer(self.ruleset, hand.dealer, result))
         return result
+
+    def to_state(self, history: bool = True) -> dict[str, Any]:
+        """This game as plain data (e.g. for a checkpoint): scores, hands won, the hand in play
+        (:meth:`HandState.to_state`) and, with ``history``, the results and logs of the hands
+        played (large: a log per hand).  The generator is not in it: save
+        ``rng.bit_generator.state`` beside it.  :meth:`from_state` restores it.
+
+        >>> import numpy as np
+        >>> match = MatchState(np.random.default_rng(1), "eaai", scores=(40, 20))
+        >>> again = MatchState.from_state(match.to_state(), np.random.default_rng(1))
+        >>> again.scores, again.hand == match.hand
+        ([40, 20], True)
+        """
+        state = {"ruleset": self.ruleset.to_dict(), "scores": list(self.scores), "hands_won": list(self.hands_won),
+                 "hand": self.hand.to_state()}
+        if history:
+            state["hand_results"] = [result.to_state() for result in self.hand_results]
+            state["hand_logs"] = copy.deepcopy(self.hand_logs)
+        return state
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], rng: Any) -> "MatchState":
+        """Inverse of :meth:`to_state`; ``rng`` deals the later hands.  A state saved without
+        history gives a game whose ``hand_results`` and ``hand_logs`` are empty; everything
+        that decides later play (scores, hands won, the hand in play) is exact either way."""
+        match = cls.__new__(cls)
+        match.ruleset, match.rng = Ruleset.from_dict(state["ruleset"]), rng
+        match.scores = list(_pair("scores", state["scores"]))
+        match.hands_won = list(_pair("hands_won", state["hands_won"]))
+        match.hand = HandState.from_state(state["hand"])
+        match.hand_results = [HandResult.from_state(result) for result in state.get("hand_results", [])]
+        match.hand_logs = copy.deepcopy(state.get("hand_logs", []))
+        over = max(match.scores) >= match.ruleset.target
+        match.result = game_result(match.ruleset, match.scores, match.hands_won) if over else None
+        return match

@@ -1,10 +1,13 @@
 """Batched stepping: many games at once, arrays in and arrays out, auto-reset.
 
 Built on the same engine (:class:`~ginenv.hand.HandState` / :class:`~ginenv.match.MatchState`),
-encoder and rewards as the AEC env, so both give identical observations; this API only
+encoder and episode rules (:mod:`ginenv.episode`: settings, rewards, infos, done flags) as the
+AEC env, so both give identical observations and rewards; this API only
 saves the per-step overhead of the AEC protocol, and can spread the games over worker
 processes (``num_workers``) to use several cores.  Each game is self-play: the returned
 observation and mask are those of the seat to act in that game (``to_act``).
+:meth:`VectorGinEnv.get_state` / :meth:`VectorGinEnv.set_state` save and restore every game
+exactly, as plain data (for a checkpoint).
 
 >>> venv = VectorGinEnv(4, seed=0)
 >>> obs, masks, to_act = venv.reset()
@@ -19,19 +22,15 @@ from __future__ import annotations
 
 import multiprocessing as mp
 from multiprocessing import shared_memory
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from .actions import NUM_ACTIONS, IllegalActionError
 from . import core
-from .encoding import NO_MATCH, OBSERVATION_SIZE, MatchInfo, rules_vector, write_many
-from .hand import HandResult, HandState
-from .match import MatchState
-from .rewards import REWARD_MODES, seat0_reward
-from .rules import Ruleset, resolve_ruleset
+from .encoding import OBSERVATION_SIZE, rules_vector, write_many
+from .episode import Episode, EpisodeSpec
 
-Game = Union[HandState, MatchState]
 #: name -> (per-game shape, dtype) of the arrays a step fills.
 BUFFERS = {
     "obs": ((OBSERVATION_SIZE,), np.float32),
@@ -55,87 +54,72 @@ class GameBatch:
     are split over processes.
     """
 
-    def __init__(self, first: int, count: int, total: int, ruleset: Ruleset, episode: str,
-                 reward_mode: str, reward_scale: float, buffers: dict[str, np.ndarray]) -> None:
-        self.first, self.count, self.total = first, count, total
-        self.ruleset, self.episode = ruleset, episode
-        self.reward_mode, self.reward_scale = reward_mode, reward_scale
+    def __init__(self, first: int, count: int, total: int, spec: EpisodeSpec, buffers: dict[str, np.ndarray]) -> None:
+        self.first, self.count, self.total, self.spec = first, count, total, spec
         self.buffers = {name: array[first:first + count] for name, array in buffers.items()}
-        width = core.new_row(*core.capacities(ruleset.max_turns_per_hand)).shape[0]
+        width = core.new_row(*core.capacities(spec.ruleset.max_turns_per_hand)).shape[0]
         self._rows = np.zeros((count, width), dtype=np.int64)
         self._matches = np.zeros((count, 5), dtype=np.int64)
         self._ended = np.zeros(count, dtype=np.int64)
-        self._rules = rules_vector(ruleset)
-        self._games: list[Game] = []
+        self._rules = rules_vector(spec.ruleset)
+        self._episodes: list[Episode] = []
         self.seed(None)
 
     def seed(self, seed: Optional[int]) -> None:
         children = np.random.SeedSequence(seed).spawn(self.total)[self.first:self.first + self.count]
         self._rngs = [np.random.default_rng(child) for child in children]
 
-    def _new_game(self, i: int) -> Game:
-        game: Game
-        if self.episode == "game":
-            game = MatchState(self._rngs[i], self.ruleset)
-        else:
-            game = HandState.random(self._rngs[i], self.ruleset)
-        self._adopt(i, game)
-        return game
-
-    def _adopt(self, i: int, game: Game) -> None:
-        """Move game ``i``'s current hand into row ``i`` and refresh its match numbers."""
-        if isinstance(game, MatchState):
-            game.hand.move_to(self._rows[i])
-            self._matches[i] = MatchInfo((game.scores[0], game.scores[1]), (game.hands_won[0], game.hands_won[1]),
-                                         self.ruleset.target).as_array()
-        else:
-            game.move_to(self._rows[i])
-            self._matches[i] = NO_MATCH.as_array()
+    def _place(self, i: int, episode: Episode) -> Episode:
+        """Keep ``episode``'s hand in row ``i`` and its match numbers in ``_matches[i]``."""
+        episode.move_to(self._rows[i], self._matches[i])
+        return episode
 
     def reset(self, seed: Optional[int]) -> None:
         if seed is not None:
             self.seed(seed)
-        self._games = [self._new_game(i) for i in range(self.count)]
+        self._episodes = [self._place(i, self.spec.start(rng)) for i, rng in enumerate(self._rngs)]
+        self._write_all()
+
+    def get_state(self) -> dict[int, dict]:
+        """``{game index: {"rng": its generator's state, "episode": Episode.to_state()}}``, without
+        the games' finished hands (this API never shows them; they would dominate the size)."""
+        return {self.first + i: {"rng": rng.bit_generator.state, "episode": episode.to_state(history=False)}
+                for i, (rng, episode) in enumerate(zip(self._rngs, self._episodes))}
+
+    def set_state(self, games: Sequence[dict]) -> None:
+        """Restore this batch's games from the list of every game's :meth:`get_state` value."""
+        mine = games[self.first:self.first + self.count]
+        for rng, game in zip(self._rngs, mine):
+            rng.bit_generator.state = game["rng"]
+        self._episodes = [self._place(i, Episode.from_state(self.spec, game["episode"], self._rngs[i]))
+                          for i, game in enumerate(mine)]
         self._write_all()
 
     def step(self) -> dict[int, dict]:
         """Apply ``buffers["actions"]``; returns ``{game index: info}`` for games whose hand ended."""
-        if not self._games:
+        if not self._episodes:
             raise RuntimeError("call reset() first")
         b = self.buffers
         rewards, terminated, truncated = b["rewards"], b["terminated"], b["truncated"]
         rewards[:] = 0
         terminated[:] = False
         truncated[:] = False
-        core.apply_many(self._rows, b["actions"], self.ruleset.max_turns_per_hand, self._ended)
+        core.apply_many(self._rows, b["actions"], self.spec.ruleset.max_turns_per_hand, self._ended)
         infos: dict[int, dict] = {}
         for i in np.flatnonzero(self._ended).tolist():
-            game = self._games[i]
-            hand = game.hand if isinstance(game, MatchState) else game
-            hand.settle()
-            result: HandResult = hand.result  # type: ignore[assignment]
-            info = infos[self.first + i] = {"hand_result": result.to_dict()}
-            final = None
-            if isinstance(game, MatchState):
-                game.end_hand()
-                final = game.result
-            value = seat0_reward(result, final, self.episode, self.reward_mode, self.reward_scale)
-            rewards[i, 0], rewards[i, 1] = value, -value
-            if final is not None:
-                info["game_result"] = final.to_dict()
-            if isinstance(game, HandState) or final is not None:
-                truncated[i] = result.truncated and self.episode == "hand"
-                terminated[i] = not truncated[i]
-                self._games[i] = self._new_game(i)
-            else:
-                self._adopt(i, game)
+            episode = self._episodes[i]
+            end = episode.settle()
+            infos[self.first + i] = end.info()
+            rewards[i] = end.rewards
+            terminated[i], truncated[i] = end.terminated, end.truncated
+            self._episodes[i] = self._place(i, self.spec.start(self._rngs[i]) if end.done else episode)
         self._write_all()
         return infos
 
     def _write_all(self) -> None:
         """Encode every game's seat to act into the buffers (one compiled call)."""
         b = self.buffers
-        write_many(self._rows, self._matches, self._rules, self.ruleset.big_gin, b["obs"], b["masks"], b["to_act"])
+        write_many(self._rows, self._matches, self._rules, self.spec.ruleset.big_gin, b["obs"], b["masks"], b["to_act"])
 
 
 class VectorGinEnv:
@@ -160,6 +144,10 @@ class VectorGinEnv:
     a finished game is reset at once, its returned observation is the new episode's
     first, and ``infos[i]`` holds ``hand_result`` (and ``game_result``) dicts for games
     where a hand ended this step.
+
+    :meth:`get_state` returns every game's exact state as plain data and :meth:`set_state`
+    restores it into an env built with the same arguments (any ``num_workers``, ``copy``
+    and ``seed``): every later step gives the same outputs as the original's.
     """
 
     def __init__(self, num_envs: int, ruleset: Any = "pagat", episode: str = "hand",
@@ -167,17 +155,12 @@ class VectorGinEnv:
                  num_workers: int = 1, copy: bool = True, **rule_overrides: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if episode not in ("hand", "game"):
-            raise ValueError(f"episode must be 'hand' or 'game', got {episode!r}")
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
-        if not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
-            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        spec = self._spec = EpisodeSpec.build(ruleset, episode, reward_mode, reward_scale, **rule_overrides)
         if not isinstance(num_workers, int) or not 1 <= num_workers <= num_envs:
             raise ValueError(f"num_workers must be an int in 1..num_envs, got {num_workers!r}")
         self.num_envs, self.num_workers, self.copy = num_envs, num_workers, copy
-        self.ruleset = resolve_ruleset(ruleset, **rule_overrides)
-        self.episode, self.reward_mode, self.reward_scale = episode, reward_mode, float(reward_scale)
+        self.ruleset, self.episode = spec.ruleset, spec.episode
+        self.reward_mode, self.reward_scale = spec.reward_mode, spec.reward_scale
         self._memory: list[shared_memory.SharedMemory] = []
         self._buffers = {name: self._allocate(name, shape, dtype) for name, (shape, dtype) in BUFFERS.items()}
         self._started = False
@@ -185,9 +168,8 @@ class VectorGinEnv:
         self._pipes: list[Any] = []
         self._processes: list[Any] = []
         splits = np.linspace(0, num_envs, num_workers + 1).astype(int)
-        settings = (self.ruleset, episode, reward_mode, self.reward_scale)
         if num_workers == 1:
-            self._batch = GameBatch(0, num_envs, num_envs, *settings, self._buffers)
+            self._batch = GameBatch(0, num_envs, num_envs, spec, self._buffers)
             self._batch.seed(seed)
             return
         context = mp.get_context("spawn")
@@ -195,7 +177,7 @@ class VectorGinEnv:
         for first, stop in zip(splits[:-1], splits[1:]):
             parent, child = context.Pipe()
             process = context.Process(target=_worker, daemon=True,
-                                      args=(child, int(first), int(stop - first), num_envs, settings, names))
+                                      args=(child, int(first), int(stop - first), num_envs, spec, names))
             process.start()
             self._pipes.append(parent)
             self._processes.append(process)
@@ -256,6 +238,46 @@ class VectorGinEnv:
             infos[i] = info
         return (*self._outputs("obs", "masks", "to_act", "rewards", "terminated", "truncated"), infos)
 
+    def _settings(self) -> dict[str, Any]:
+        return {"num_envs": self.num_envs, **self._spec.settings()}
+
+    def get_state(self) -> dict[str, Any]:
+        """Every game's exact state as plain data: dicts, lists, ints, floats, strs, bools and
+        None (no numpy arrays, which ``torch.load(..., weights_only=True)`` refuses).
+
+        ``{"settings": {"num_envs", "episode", "reward_mode", "reward_scale", "ruleset.<field>"...},
+        "games": [per game {"rng": bit_generator.state, "episode": hand or game state}]}``;
+        :meth:`set_state` restores it.
+        """
+        if not self._started:
+            raise RuntimeError("call reset() first")
+        found = self._batch.get_state() if self._batch is not None else self._call("get_state")
+        return {"settings": self._settings(), "games": [found[i] for i in range(self.num_envs)]}
+
+    def set_state(self, state: dict[str, Any]) -> tuple[np.ndarray, ...]:
+        """Restore a :meth:`get_state` value saved from an env built with the same arguments (else
+        a ``ValueError`` naming the first setting that differs); returns ``(obs, masks, to_act)``
+        as :meth:`reset` does.  Every later :meth:`step` then gives the original's outputs.
+
+        >>> venv, other = VectorGinEnv(2, seed=0), VectorGinEnv(2, seed=1)
+        >>> _ = venv.reset()
+        >>> _ = other.set_state(venv.get_state())
+        >>> first, second = venv.step([1, 2]), other.step([1, 2])
+        >>> all(np.array_equal(a, b) for a, b in zip(first[:6], second[:6]))
+        True
+        >>> VectorGinEnv(3).set_state(venv.get_state())
+        Traceback (most recent call last):
+        ...
+        ValueError: the state was saved with num_envs=2; this VectorGinEnv has num_envs=3
+        """
+        _check_settings(state, self._settings())
+        if self._batch is not None:
+            self._batch.set_state(state["games"])
+        else:
+            self._call("set_state", state["games"])
+        self._started = True
+        return self._outputs("obs", "masks", "to_act")
+
     def close(self) -> None:
         """Stop the workers and free shared memory (no-op with one process)."""
         for pipe in self._pipes:
@@ -282,26 +304,36 @@ class VectorGinEnv:
             self.close()
 
 
-def _worker(pipe: Any, first: int, count: int, total: int, settings: tuple, names: dict) -> None:
-    """Worker process: steps its slice of games on commands from the pipe."""
+def _check_settings(state: Any, mine: dict[str, Any]) -> None:
+    """A ``ValueError`` unless ``state`` is a :meth:`VectorGinEnv.get_state` value saved with
+    the settings ``mine``; it names the first setting that differs."""
+    if not isinstance(state, dict) or not isinstance(state.get("settings"), dict) or "games" not in state:
+        raise ValueError("not a VectorGinEnv state: expected a dict with 'settings' and 'games' (from get_state())")
+    saved = state["settings"]
+    for name in [*mine, *(name for name in saved if name not in mine)]:
+        if name not in saved or name not in mine or saved[name] != mine[name]:
+            theirs = f"{name}={saved[name]!r}" if name in saved else f"no {name}"
+            ours = f"{name}={mine[name]!r}" if name in mine else f"no {name}"
+            raise ValueError(f"the state was saved with {theirs}; this VectorGinEnv has {ours}")
+    if not isinstance(state["games"], list) or len(state["games"]) != mine["num_envs"]:
+        raise ValueError(f"the state's 'games' must be a list of {mine['num_envs']} game states")
+
+
+def _worker(pipe: Any, first: int, count: int, total: int, spec: EpisodeSpec, names: dict) -> None:
+    """Worker process: runs its slice of games' :class:`GameBatch` methods on commands from the pipe."""
     memories = {name: shared_memory.SharedMemory(name=mem_name) for name, (mem_name, _) in names.items()}
     buffers = {name: np.ndarray((total, *shape), dtype=dtype, buffer=memories[name].buf)
                for name, (_, (shape, dtype)) in names.items()}
-    batch = GameBatch(first, count, total, *settings, buffers)
+    batch = GameBatch(first, count, total, spec, buffers)
+    commands = {"seed": batch.seed, "reset": batch.reset, "set_state": batch.set_state,
+                "step": lambda _: batch.step(), "get_state": lambda _: batch.get_state()}
     try:
         while True:
             command, argument = pipe.recv()
             if command == "close":
                 break
             try:
-                if command == "seed":
-                    batch.seed(argument)
-                    pipe.send(("ok", None))
-                elif command == "reset":
-                    batch.reset(argument)
-                    pipe.send(("ok", None))
-                else:
-                    pipe.send(("ok", batch.step()))
+                pipe.send(("ok", commands[command](argument)))
             except Exception as err:  # reported to the main process, which raises it there
                 pipe.send(("error", err))
     finally:

@@ -1,0 +1,232 @@
+"""One episode — a single hand, or a game of hands to the target — and what a finished hand gives.
+
+Written once for every env API (the AEC env :mod:`ginenv.env` and the batched
+:mod:`ginenv.vector`): :class:`EpisodeSpec` validates the settings, :class:`Episode` holds
+the hand or game in play with the match numbers the encoder shows, and :class:`HandEnd` is
+what a finished hand gives: both seats' rewards, the ``hand_result`` / ``game_result``
+infos and the done flags.  The next hand of a game starts at once.
+
+Rewards are zero-sum (see the table in :mod:`ginenv.env`): ``"points"`` gives the signed
+points of each hand times ``reward_scale``, and the end of a game adds the game and box
+bonuses; ``"win_loss"`` gives +1/-1 for the winner of the hand (hand mode) or of the game.
+
+>>> import numpy as np
+>>> spec = EpisodeSpec.build("eaai", episode="game", target=30)
+>>> episode, end = spec.start(np.random.default_rng(0)), None
+>>> while end is None or not end.done:   # draw, knock when possible, else discard high
+...     actions = episode.hand.legal_actions()
+...     end = episode.apply_action(actions[-1] if actions[-1] > 2 else actions[0])
+>>> sum(end.rewards), end.terminated, sorted(end.info())
+(0.0, True, ['game_result', 'hand_result'])
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+from .encoding import NO_MATCH, MatchInfo
+from .hand import Deal, HandResult, HandState
+from .match import GameResult, MatchState
+from .rules import Ruleset, resolve_ruleset
+
+AGENTS = ("player_0", "player_1")
+EPISODES = ("hand", "game")
+REWARD_MODES = ("points", "win_loss")
+Game = Union[HandState, MatchState]
+
+
+@dataclass(frozen=True)
+class HandEnd:
+    """What a finished hand gives; per-seat tuples are indexed by seat."""
+
+    hand_result: HandResult
+    game_result: Optional[GameResult]
+    """Set when the hand ended the game."""
+    rewards: tuple[float, float]
+    terminated: bool
+    """The episode is over (the hand in hand mode, the game in game mode)."""
+    truncated: bool
+    """The episode was cut off: a hand-mode hand reached ``max_turns_per_hand``."""
+
+    @property
+    def done(self) -> bool:
+        """The episode is over (terminated or truncated)."""
+        return self.terminated or self.truncated
+
+    def info(self, names: Sequence[str] = AGENTS) -> dict[str, Any]:
+        """A fresh info dict: ``hand_result`` and, at the end of a game, ``game_result``."""
+        info = {"hand_result": self.hand_result.to_dict(names)}
+        if self.game_result is not None:
+            info["game_result"] = self.game_result.to_dict(names)
+        return info
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """The settings of an episode, validated: a bad one is a ``ValueError`` naming it."""
+
+    ruleset: Ruleset
+    episode: str = "hand"
+    """``"hand"`` (one hand per episode) or ``"game"`` (hands to the target)."""
+    reward_mode: str = "points"
+    """``"points"`` or ``"win_loss"`` (see the module docstring)."""
+    reward_scale: float = 1.0
+    """Multiplies ``"points"`` rewards; stored as a float."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.ruleset, Ruleset):
+            raise ValueError(f"ruleset must be a Ruleset, got {self.ruleset!r} (EpisodeSpec.build takes names)")
+        if self.episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {self.episode!r}")
+        if self.reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {self.reward_mode!r}")
+        if not isinstance(self.reward_scale, (int, float)) or not self.reward_scale > 0:
+            raise ValueError(f"reward_scale must be a positive number, got {self.reward_scale!r}")
+        object.__setattr__(self, "reward_scale", float(self.reward_scale))
+
+    @classmethod
+    def build(cls, ruleset: Ruleset | str | None = "pagat", episode: str = "hand", reward_mode: str = "points",
+              reward_scale: float = 1.0, **rule_overrides: Any) -> "EpisodeSpec":
+        """A spec from a preset name or a Ruleset with rule overrides (what the envs accept).
+
+        >>> EpisodeSpec.build("classic25", reward_scale=2, gin_bonus=30).ruleset.gin_bonus
+        30
+        >>> EpisodeSpec.build(episode="match")
+        Traceback (most recent call last):
+        ...
+        ValueError: episode must be one of ('hand', 'game'), got 'match'
+        """
+        return cls(resolve_ruleset(ruleset, **rule_overrides), episode, reward_mode, reward_scale)
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting as flat plain data, rules as ``ruleset.<field>`` (to compare saved states).
+
+        >>> EpisodeSpec.build(knock_limit=7).settings()["ruleset.knock_limit"]
+        7
+        """
+        rules = {f"ruleset.{name}": value for name, value in self.ruleset.to_dict().items()}
+        return {"episode": self.episode, "reward_mode": self.reward_mode, "reward_scale": self.reward_scale, **rules}
+
+    def rewards(self, hand: HandResult, game: Optional[GameResult]) -> tuple[float, float]:
+        """Both seats' rewards for a finished hand (``game``: the result if it ended the game).
+
+        >>> spec = EpisodeSpec(Ruleset(), reward_scale=0.5)
+        >>> spec.rewards(HandResult("knock", knocker=1, winner=1, points=8), None)
+        (-4.0, 4.0)
+        """
+        value = 0.0
+        win_loss = self.reward_mode == "win_loss"
+        if hand.winner is not None and not (win_loss and self.episode == "game"):
+            value += _signed(hand.winner, 1.0 if win_loss else hand.points * self.reward_scale)
+        if game is not None:
+            if win_loss:
+                value += _signed(game.winner, 1.0)
+            else:
+                w, other = game.winner, 1 - game.winner
+                gap = (game.final_scores[w] - game.final_scores[other]) - (game.scores[w] - game.scores[other])
+                value += _signed(w, gap * self.reward_scale)
+        return value, -value
+
+    def start(self, rng: np.random.Generator, deal: Optional[Deal] = None, scores: Optional[Sequence[int]] = None,
+              hands_won: Optional[Sequence[int]] = None) -> "Episode":
+        """A new episode: the first hand is ``deal`` or shuffled by ``rng``, which also deals a
+        game's later hands.  ``scores`` and ``hands_won`` start a game mid-match (game mode only).
+
+        >>> EpisodeSpec(Ruleset()).start(np.random.default_rng(0), scores=[10, 0])
+        Traceback (most recent call last):
+        ...
+        ValueError: scores is only valid with episode='game'
+        """
+        game: Game
+        if self.episode == "game":
+            game = MatchState(rng, self.ruleset, scores=(0, 0) if scores is None else scores,
+                              hands_won=(0, 0) if hands_won is None else hands_won, first_deal=deal)
+        else:
+            for name, value in (("scores", scores), ("hands_won", hands_won)):
+                if value is not None:
+                    raise ValueError(f"{name} is only valid with episode='game'")
+            game = HandState(deal, self.ruleset) if deal is not None else HandState.random(rng, self.ruleset)
+        return Episode(self, game)
+
+
+class Episode:
+    """An episode in play: ``game`` is the :class:`HandState` (hand mode) or the
+    :class:`MatchState` (game mode); ``match_view`` the match numbers for the encoder
+    (:meth:`MatchInfo.as_array`, zero in hand mode).  True state: not for agents."""
+
+    def __init__(self, spec: EpisodeSpec, game: Game) -> None:
+        self.spec, self.game = spec, game
+        self.match_view = _match_view(game)
+
+    @property
+    def match(self) -> Optional[MatchState]:
+        """The game (game mode), else None."""
+        return self.game if isinstance(self.game, MatchState) else None
+
+    @property
+    def hand(self) -> HandState:
+        """The hand in play (in a game, the next one as soon as a hand ends)."""
+        return self.game.hand if isinstance(self.game, MatchState) else self.game
+
+    def apply_action(self, action: Any) -> Optional[HandEnd]:
+        """Apply an action to the hand in play; returns the :class:`HandEnd` if the hand ended.
+        An illegal action raises :class:`~ginenv.actions.IllegalActionError`, changing nothing."""
+        self.hand.apply_action(action)
+        return self._end_of_hand() if self.hand.is_over else None
+
+    def settle(self) -> HandEnd:
+        """Score and book a hand that the compiled core ended in place (batched stepping)."""
+        self.hand.settle()
+        return self._end_of_hand()
+
+    def _end_of_hand(self) -> HandEnd:
+        result: HandResult = self.hand.result  # type: ignore[assignment]
+        match, final = self.match, None
+        if match is not None:
+            match.end_hand()
+            final = match.result
+            self.match_view[:] = _match_view(match)
+        over = match is None or final is not None
+        truncated = match is None and result.truncated
+        return HandEnd(result, final, self.spec.rewards(result, final), over and not truncated, truncated)
+
+    def move_to(self, row: np.ndarray, match_view: np.ndarray) -> None:
+        """Keep the hand's core row in ``row`` and the match numbers in ``match_view`` (rows of
+        the batch arrays of :mod:`ginenv.vector`); call again after a game's next hand starts."""
+        self.hand.move_to(row)
+        match_view[:] = self.match_view
+        self.match_view = match_view
+
+    def to_state(self, history: bool = True) -> dict[str, Any]:
+        """The hand or game as plain data (:meth:`HandState.to_state`, :meth:`MatchState.to_state`;
+        ``history``: a game's finished hands too)."""
+        return self.game.to_state(history) if isinstance(self.game, MatchState) else self.game.to_state()
+
+    @classmethod
+    def from_state(cls, spec: EpisodeSpec, state: dict[str, Any], rng: np.random.Generator) -> "Episode":
+        """Inverse of :meth:`to_state`; ``rng`` deals a game's later hands.
+
+        >>> spec = EpisodeSpec.build(episode="game")
+        >>> episode = spec.start(np.random.default_rng(0))
+        >>> Episode.from_state(spec, episode.to_state(), np.random.default_rng(0)).hand == episode.hand
+        True
+        """
+        if spec.episode == "game":
+            return cls(spec, MatchState.from_state(state, rng))
+        return cls(spec, HandState.from_state(state))
+
+
+def _match_view(game: Game) -> np.ndarray:
+    if isinstance(game, MatchState):
+        info = MatchInfo((game.scores[0], game.scores[1]), (game.hands_won[0], game.hands_won[1]), game.ruleset.target)
+        return info.as_array()
+    return NO_MATCH.as_array()
+
+
+def _signed(seat: int, value: float) -> float:
+    return value if seat == 0 else -value
+
+
+__all__ = ["AGENTS", "EPISODES", "REWARD_MODES", "HandEnd", "EpisodeSpec", "Episode"]
