@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Optional, Protocol, Union, runtime_checkable
 
 import numpy as np
+from numba import njit
 
 Observation = Mapping[str, np.ndarray]
 
@@ -59,12 +60,27 @@ def act_batch(agent: Agent, observations: np.ndarray, masks: np.ndarray) -> np.n
                     dtype=np.int64).reshape(len(masks))
 
 
+NONE = -1
+"""What a compiled batch policy returns for a row without legal actions (see :func:`checked`)."""
+
+
+def checked(values: np.ndarray) -> np.ndarray:
+    """``values`` (one per row of a batch), unless a row is marked ``NONE`` (no legal
+    action): then ``ValueError`` naming the first such row."""
+    if values.size and values.min() < 0:
+        raise ValueError(f"row {int(np.argmin(values))}: {NO_LEGAL_ACTION}")
+    return values
+
+
+@njit(cache=True)
 def legal_counts(masks: np.ndarray) -> np.ndarray:
-    """The number of legal actions in each row of a batch of action masks; raises
-    ``ValueError`` naming the first row without any."""
-    counts = np.count_nonzero(masks, axis=1)
-    if not counts.all():
-        raise ValueError(f"row {int(np.argmin(counts))}: {NO_LEGAL_ACTION}")
+    """The number of legal actions in each row of a batch of action masks (``NONE`` for none)."""
+    counts = np.zeros(masks.shape[0], dtype=np.int64)
+    for i in range(masks.shape[0]):
+        for action in range(masks.shape[1]):
+            counts[i] += masks[i, action] != 0
+        if counts[i] == 0:
+            counts[i] = NONE
     return counts
 
 
@@ -89,7 +105,7 @@ class RandomAgent:
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """:meth:`act` for every row (the generator draws as per row, in order)."""
-        picks = self._rng.integers(legal_counts(masks))
+        picks = self._rng.integers(checked(legal_counts(np.asarray(masks))))
         return np.argmax(np.cumsum(np.asarray(masks) != 0, axis=1) > picks[:, None], axis=1)
 
     def reset(self) -> None:

@@ -84,11 +84,11 @@ import numpy as np
 from numba import njit
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, NONE, OBSERVATION_LAYOUT, OFFER, ObservationLayout,
+from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, OBSERVATION_LAYOUT, OFFER, ObservationLayout,
                                Seen, behind, best_discard, knock_threshold, legal_words, rank_discards, read_seen,
                                takes)
 
-from .base import Observation, legal_counts, register
+from .base import NONE, Observation, checked, register
 
 TAKE_RULES = ("meld", "lower")
 
@@ -138,11 +138,11 @@ def choose(seen: Seen, low: int, knocks: int, policy: Policy) -> int:
 @njit(cache=True)
 def choose_many(observations: np.ndarray, masks: np.ndarray, at: ObservationLayout, policy: Policy) -> np.ndarray:
     """:func:`choose` for every row of a batch of observation vectors and action masks
-    (each with a legal action)."""
+    (``NONE`` for a row without legal actions)."""
     actions = np.empty(observations.shape[0], dtype=np.int64)
     for i in range(observations.shape[0]):
         low, knocks = legal_words(masks[i])
-        actions[i] = choose(read_seen(observations[i], at), low, knocks, policy)
+        actions[i] = choose(read_seen(observations[i], at), low, knocks, policy) if low | knocks else NONE
     return actions
 
 
@@ -196,8 +196,7 @@ class GreedyAgent:
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """:meth:`act` for every row of ``observations`` float32[N, OBS] and ``masks``
         int8[N, 108], in one compiled call."""
-        legal_counts(masks)
-        return choose_many(observations, masks, OBSERVATION_LAYOUT, self.policy)
+        return checked(choose_many(observations, masks, OBSERVATION_LAYOUT, self.policy))
 
     def threshold(self, seen: Seen) -> float:
         """The knock threshold ``T`` of the module docstring for what a seat knows."""

@@ -36,17 +36,25 @@ import numpy as np
 from numba import njit
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, NONE, OBSERVATION_LAYOUT, OFFER, ObservationLayout,
+from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, OBSERVATION_LAYOUT, OFFER, ObservationLayout,
                                Seen, cards_of, completes_meld, least_cards, legal_words, read_seen)
 
-from .base import Observation, legal_counts, register
+from .base import NONE, Observation, checked, register
+
+
+@njit(cache=True)
+def _least(base: int, hand: int, allowed: int) -> tuple[int, int]:
+    """``(base + card, 0)`` when one card of ``allowed`` leaves the least deadwood, else
+    ``(base, the mask of those cards)``."""
+    cards = least_cards(hand, allowed)
+    return (base + cards_of(cards)[0], 0) if cards & (cards - 1) == 0 else (base, cards)
 
 
 @njit(cache=True)
 def choose(seen: Seen, low: int, knocks: int) -> tuple[int, int]:
     """``(action, ties)``: the policy's action when ``ties`` is 0; else ``action`` is the
-    knock or discard base and ``ties`` the mask of the cards to draw the one played from
-    (the legal ones leaving the least deadwood)."""
+    knock or discard base and ``ties`` the mask of the cards (two or more) to draw the one
+    played from (the legal ones leaving the least deadwood)."""
     if seen.phase == OFFER or seen.phase == DRAW:
         if low >> TAKE_DISCARD & 1 and seen.top_discard != NONE and completes_meld(seen.hand, seen.top_discard):
             return TAKE_DISCARD, 0
@@ -54,18 +62,20 @@ def choose(seen: Seen, low: int, knocks: int) -> tuple[int, int]:
     if knocks >> BIG_GIN_BIT & 1:
         return BIG_GIN, 0
     if knocks & ALL_CARDS:
-        return KNOCK_BASE, least_cards(seen.hand, knocks & ALL_CARDS)
-    return DISCARD_BASE, least_cards(seen.hand, low >> DISCARD_BASE & ALL_CARDS)
+        return _least(KNOCK_BASE, seen.hand, knocks & ALL_CARDS)
+    return _least(DISCARD_BASE, seen.hand, low >> DISCARD_BASE & ALL_CARDS)
 
 
 @njit(cache=True)
 def choose_many(observations: np.ndarray, masks: np.ndarray, at: ObservationLayout) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`choose` for every row of a batch (each with a legal action): actions and ties."""
-    actions = np.empty(observations.shape[0], dtype=np.int64)
-    ties = np.empty(observations.shape[0], dtype=np.int64)
+    """:func:`choose` for every row of a batch: actions (``NONE`` for a row without legal
+    actions) and ties."""
+    actions = np.full(observations.shape[0], NONE, dtype=np.int64)
+    ties = np.zeros(observations.shape[0], dtype=np.int64)
     for i in range(observations.shape[0]):
         low, knocks = legal_words(masks[i])
-        actions[i], ties[i] = choose(read_seen(observations[i], at), low, knocks)
+        if low | knocks:
+            actions[i], ties[i] = choose(read_seen(observations[i], at), low, knocks)
     return actions, ties
 
 
@@ -87,11 +97,12 @@ class SimpleAgent:
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """:meth:`act` for every row, in one compiled call (the generator breaks the ties
         row after row, as :meth:`act` would)."""
-        legal_counts(masks)
         actions, ties = choose_many(observations, masks, OBSERVATION_LAYOUT)
-        for i in np.flatnonzero(ties):
-            cards = cards_of(int(ties[i]))
-            actions[i] += cards[int(self._rng.integers(len(cards)))] if len(cards) > 1 else cards[0]
+        checked(actions)
+        if ties.any():
+            for i in np.flatnonzero(ties):
+                cards = cards_of(int(ties[i]))
+                actions[i] += cards[int(self._rng.integers(len(cards)))]
         return actions
 
     def reset(self) -> None:

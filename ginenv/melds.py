@@ -88,6 +88,8 @@ _MAX_CHOICES = 1024
 """Set choices one hand may have (a hand of up to 15 cards has at most 432)."""
 NO_CARD = 1 << 20
 """Above any deadwood: what the compiled discard helpers report for a card that cannot go."""
+_RANK_COLUMN = 1 | 1 << 13 | 1 << 26 | 1 << 39
+"""The four cards of the lowest rank; shifted by a rank, that rank's cards."""
 
 
 @njit(cache=True)
@@ -392,22 +394,60 @@ def least_discard_deadwood(mask: int) -> int:
 
 
 @njit(cache=True)
+def _pair_ranks(mask: int) -> int:
+    """13-bit mask of the ranks held at least twice."""
+    a, b, c, d = mask & SUIT_MASK, mask >> 13 & SUIT_MASK, mask >> 26 & SUIT_MASK, mask >> 39 & SUIT_MASK
+    return (a & (b | c | d)) | (b & (c | d)) | (c & d)
+
+
+@njit(cache=True)
 def draw_discard_total(kept: int, cards: int) -> int:
     """The sum, over the cards ``c`` of the mask ``cards``, of
     ``least_discard_deadwood(kept | c)``: what drawing each card and discarding the best card
-    leaves (compiled; where ``kept`` holds no three of a rank, only the drawn card's suit is
-    looked up again).
+    leaves (compiled).  A drawn card keeps the set choices of ``kept`` (and, when ``kept``
+    holds two of its rank, adds the new 3-set to each), so per choice only the drawn card's
+    suit is looked up again; a fourth card of a rank ``kept`` holds three times takes
+    :func:`least_discard_deadwood`.
 
     >>> kept = mask_of(["AC", "2C", "4D", "5D", "6D", "7H", "8H", "9H", "KS", "QS"])
     >>> draw_discard_total(kept, mask_of(["3C", "KD"]))   # 3C: 10 (KS goes); KD: 23 (a king goes)
     33
     """
+    triples = _triple_ranks(kept)
+    choices = _set_choice_count(kept, triples)
+    rests = np.empty(choices, dtype=np.int64)            # per choice: the cards left out of sets,
+    suits = np.empty((choices, 4), dtype=np.int64)       # as suit masks,
+    others = np.empty((choices, 4), dtype=np.int64)      # the best one-card drop in the other suits,
+    whole = np.empty(choices, dtype=np.int64)            # and their run-only deadwood
+    for i in range(choices):
+        rests[i] = kept & ~_set_choice(kept, triples, i)
+        whole[i] = _suits_deadwood(rests[i])
+        for suit in range(4):
+            suits[i, suit] = rests[i] >> (13 * suit) & SUIT_MASK
+        for suit in range(4):
+            others[i, suit] = NO_CARD
+            for other in range(4):
+                if other != suit:
+                    others[i, suit] = min(others[i, suit], _RUN_DROP[suits[i, other]])
+    pairs = _pair_ranks(kept) & ~triples
     total = 0
-    if _triple_ranks(kept):
-        for card in range(52):
-            if cards >> card & 1:
-                total += least_discard_deadwood(kept | 1 << card)
-        return total
+    for card in range(52):
+        if not cards >> card & 1:
+            continue
+        rank, suit = card % 13, card // 13
+        if triples >> rank & 1:
+            total += least_discard_deadwood(kept | 1 << card)
+            continue
+        pair = kept & _RANK_COLUMN << rank if pairs >> rank & 1 else 0
+        best = NO_CARD
+        for i in range(choices):
+            grown = suits[i, suit] | 1 << rank
+            drop = min(others[i, suit], _RUN_DROP[grown])
+            best = min(best, whole[i] - _RUN_DW[suits[i, suit]] + _RUN_DW[grown] + drop)
+            if pair:
+                best = min(best, _least_drop_deadwood(rests[i] & ~pair))
+        total += best
+    return total
     suit_deadwood, suit_drop = np.empty(4, dtype=np.int64), np.empty(4, dtype=np.int64)
     for suit in range(4):
         suit_deadwood[suit] = _RUN_DW[kept >> (13 * suit) & SUIT_MASK]
