@@ -61,10 +61,17 @@ def act_batch(agent: Agent, observations: np.ndarray, masks: np.ndarray) -> np.n
 
 
 NONE = -1
-"""What a compiled batch policy returns for a row without legal actions (see :func:`checked`)."""
+"""What a compiled policy returns for an observation without legal actions (see :func:`checked`)."""
 
 
-def checked(values: np.ndarray) -> np.ndarray:
+def checked(action: int) -> int:
+    """``action``, unless it is ``NONE`` (no legal action): then ``ValueError``."""
+    if action < 0:
+        raise ValueError(NO_LEGAL_ACTION)
+    return action
+
+
+def checked_batch(values: np.ndarray) -> np.ndarray:
     """``values`` (one per row of a batch), unless a row is marked ``NONE`` (no legal
     action): then ``ValueError`` naming the first such row."""
     if values.size and values.min() < 0:
@@ -105,7 +112,7 @@ class RandomAgent:
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """:meth:`act` for every row (the generator draws as per row, in order)."""
-        picks = self._rng.integers(checked(legal_counts(np.asarray(masks))))
+        picks = self._rng.integers(checked_batch(legal_counts(np.asarray(masks))))
         return np.argmax(np.cumsum(np.asarray(masks) != 0, axis=1) > picks[:, None], axis=1)
 
     def reset(self) -> None:

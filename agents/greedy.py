@@ -84,11 +84,11 @@ import numpy as np
 from numba import njit
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, OBSERVATION_LAYOUT, OFFER, ObservationLayout,
+from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, LAYOUT_TUPLE, OFFER, ObservationLayout,
                                Seen, behind, best_discard, knock_threshold, legal_words, rank_discards, read_seen,
                                takes)
 
-from .base import NONE, Observation, checked, register
+from .base import NONE, Observation, checked, checked_batch, register
 
 TAKE_RULES = ("meld", "lower")
 
@@ -136,13 +136,21 @@ def choose(seen: Seen, low: int, knocks: int, policy: Policy) -> int:
 
 
 @njit(cache=True)
-def choose_many(observations: np.ndarray, masks: np.ndarray, at: ObservationLayout, policy: Policy) -> np.ndarray:
-    """:func:`choose` for every row of a batch of observation vectors and action masks
-    (``NONE`` for a row without legal actions)."""
+def decide(observation: np.ndarray, mask: np.ndarray, at: tuple, policy: tuple) -> int:
+    """:func:`choose` for an observation vector and its action mask (``NONE`` when no action
+    is legal); ``at`` and ``policy`` are an :class:`~ginenv.heuristics.ObservationLayout`
+    and a :class:`Policy` as plain tuples (see :data:`ginenv.heuristics.LAYOUT_TUPLE`)."""
+    low, knocks = legal_words(mask)
+    return choose(read_seen(observation, ObservationLayout(*at)), low, knocks, Policy(*policy)) if low | knocks \
+        else NONE
+
+
+@njit(cache=True)
+def decide_many(observations: np.ndarray, masks: np.ndarray, at: tuple, policy: tuple) -> np.ndarray:
+    """:func:`decide` for every row of a batch."""
     actions = np.empty(observations.shape[0], dtype=np.int64)
     for i in range(observations.shape[0]):
-        low, knocks = legal_words(masks[i])
-        actions[i] = choose(read_seen(observations[i], at), low, knocks, policy) if low | knocks else NONE
+        actions[i] = decide(observations[i], masks[i], at, policy)
     return actions
 
 
@@ -188,15 +196,16 @@ class GreedyAgent:
         self.behind_bonus = _number("behind_bonus", behind_bonus)
         self.policy = Policy(take == "meld", lookahead, self.residual_weight, self.danger_weight, self.knock_early,
                              self.knock_late, self.behind_zone, self.behind_gap, self.behind_bonus)
+        self._policy = tuple(self.policy)
 
     def act(self, observation: Observation) -> int:
-        return int(self.act_batch(np.asarray(observation["observation"])[None],
-                                  np.asarray(observation["action_mask"])[None])[0])
+        return checked(decide(np.asarray(observation["observation"]), np.asarray(observation["action_mask"]),
+                              LAYOUT_TUPLE, self._policy))
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """:meth:`act` for every row of ``observations`` float32[N, OBS] and ``masks``
         int8[N, 108], in one compiled call."""
-        return checked(choose_many(observations, masks, OBSERVATION_LAYOUT, self.policy))
+        return checked_batch(decide_many(observations, masks, LAYOUT_TUPLE, self._policy))
 
     def threshold(self, seen: Seen) -> float:
         """The knock threshold ``T`` of the module docstring for what a seat knows."""
@@ -208,4 +217,4 @@ class GreedyAgent:
 
 register("greedy", GreedyAgent)
 
-__all__ = ["GreedyAgent", "Policy", "choose", "choose_many", "threshold"]
+__all__ = ["GreedyAgent", "Policy", "choose", "decide", "decide_many", "threshold"]

@@ -36,10 +36,10 @@ import numpy as np
 from numba import njit
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, OBSERVATION_LAYOUT, OFFER, ObservationLayout,
+from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, LAYOUT_TUPLE, OFFER, ObservationLayout,
                                Seen, cards_of, completes_meld, least_cards, legal_words, read_seen)
 
-from .base import NONE, Observation, checked, register
+from .base import NONE, Observation, checked, checked_batch, register
 
 
 @njit(cache=True)
@@ -67,15 +67,20 @@ def choose(seen: Seen, low: int, knocks: int) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def choose_many(observations: np.ndarray, masks: np.ndarray, at: ObservationLayout) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`choose` for every row of a batch: actions (``NONE`` for a row without legal
-    actions) and ties."""
-    actions = np.full(observations.shape[0], NONE, dtype=np.int64)
-    ties = np.zeros(observations.shape[0], dtype=np.int64)
+def decide(observation: np.ndarray, mask: np.ndarray, at: tuple) -> tuple[int, int]:
+    """:func:`choose` for an observation vector and its action mask (``(NONE, 0)`` when no
+    action is legal); ``at``: :data:`ginenv.heuristics.LAYOUT_TUPLE`."""
+    low, knocks = legal_words(mask)
+    return choose(read_seen(observation, ObservationLayout(*at)), low, knocks) if low | knocks else (NONE, 0)
+
+
+@njit(cache=True)
+def decide_many(observations: np.ndarray, masks: np.ndarray, at: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`decide` for every row of a batch: the actions and the ties."""
+    actions = np.empty(observations.shape[0], dtype=np.int64)
+    ties = np.empty(observations.shape[0], dtype=np.int64)
     for i in range(observations.shape[0]):
-        low, knocks = legal_words(masks[i])
-        if low | knocks:
-            actions[i], ties[i] = choose(read_seen(observations[i], at), low, knocks)
+        actions[i], ties[i] = decide(observations[i], masks[i], at)
     return actions, ties
 
 
@@ -91,19 +96,23 @@ class SimpleAgent:
         self._rng = np.random.default_rng(seed)
 
     def act(self, observation: Observation) -> int:
-        return int(self.act_batch(np.asarray(observation["observation"])[None],
-                                  np.asarray(observation["action_mask"])[None])[0])
+        action, ties = decide(np.asarray(observation["observation"]), np.asarray(observation["action_mask"]),
+                              LAYOUT_TUPLE)
+        return self._break_tie(checked(action), ties) if ties else checked(action)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """:meth:`act` for every row, in one compiled call (the generator breaks the ties
         row after row, as :meth:`act` would)."""
-        actions, ties = choose_many(observations, masks, OBSERVATION_LAYOUT)
-        checked(actions)
-        if ties.any():
-            for i in np.flatnonzero(ties):
-                cards = cards_of(int(ties[i]))
-                actions[i] += cards[int(self._rng.integers(len(cards)))]
+        actions, ties = decide_many(observations, masks, LAYOUT_TUPLE)
+        checked_batch(actions)
+        for i in np.flatnonzero(ties):
+            actions[i] = self._break_tie(int(actions[i]), int(ties[i]))
         return actions
+
+    def _break_tie(self, base: int, ties: int) -> int:
+        """``base`` plus a card of the mask ``ties`` drawn uniformly by the agent's generator."""
+        cards = cards_of(ties)
+        return base + int(cards[self._rng.integers(len(cards))])
 
     def reset(self) -> None:
         pass
@@ -111,4 +120,4 @@ class SimpleAgent:
 
 register("simple", SimpleAgent)
 
-__all__ = ["SimpleAgent", "choose", "choose_many"]
+__all__ = ["SimpleAgent", "choose", "decide", "decide_many"]
