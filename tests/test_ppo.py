@@ -131,6 +131,11 @@ def test_cli_train_writes_a_run_and_refuses_bad_keys(tmp_path, capsys):
     assert main(["train", "--set", "ppo.nope=1"]) == 2 and "ppo.nope" in capsys.readouterr().err
     assert main(["train", "--resume", str(tmp_path / "cli"), "--set", "ppo.lr=0.1"]) == 2
     assert main(["train", "--list-keys"]) == 0 and "ppo.clip" in capsys.readouterr().out
+    assert main(["curves", str(tmp_path / "cli")]) == 0
+    rows = (tmp_path / "cli" / "curves.csv").read_text().splitlines()
+    assert rows[0].startswith("update,") and "losses/entropy" in rows[0] and len(rows) >= 2
+    assert (tmp_path / "cli" / "curves.png").stat().st_size > 1000
+    assert main(["curves", str(tmp_path / "nothing")]) == 2
 
 
 def test_smoke_config_learns_to_beat_random(tmp_path):

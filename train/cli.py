@@ -8,6 +8,7 @@ Sub-commands so far:
 * ``tournament`` — a round robin with Bradley–Terry ratings on the Elo scale, saved as
   JSON, CSV and PNG (:mod:`train.tournament`).
 * ``train`` — self-play PPO from a YAML config (:mod:`train.ppo`), or ``--resume`` a run.
+* ``curves`` — a run's TensorBoard scalars as ``curves.csv`` and ``curves.png`` (:mod:`train.curves`).
 """
 from __future__ import annotations
 
@@ -146,7 +147,21 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="stop (with a checkpoint) once the run has done this many updates in total; resume later")
     tr.add_argument("--list-keys", action="store_true", help="print every config key with its meaning and exit")
     tr.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+    cu = sub.add_parser("curves", help="export a run's learning curves to CSV and PNG",
+                        description="Read RUN_DIR/tb and write RUN_DIR/curves.csv (one row per update, one column "
+                                    "per TensorBoard tag) and RUN_DIR/curves.png (evaluation win rates with "
+                                    "intervals, entropy, learner reward, hand outcomes).")
+    cu.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by `ginrummy train`")
     return parser
+
+
+def _run_curves(args: argparse.Namespace) -> int:
+    from .curves import export
+
+    paths = export(args.run_dir)
+    print("written: " + ", ".join(str(p) for p in paths))
+    return 0
 
 
 def _run_train(args: argparse.Namespace) -> int:
@@ -226,7 +241,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"  {outcome:10s} {count:7d}  {count / report['hands']:6.1%}")
         print(f"  {report['decisions']} decisions, {report['decisions_per_s']:,.0f} decisions/s")
         return 0
-    commands = {"eval": _run_eval, "tournament": _run_tournament, "train": _run_train}
+    commands = {"eval": _run_eval, "tournament": _run_tournament, "train": _run_train, "curves": _run_curves}
     try:
         return commands[args.command](args)
     except (ValueError, OSError) as err:

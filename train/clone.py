@@ -94,6 +94,6 @@ def clone(net: PolicyNet, cfg: RunConfig, progress_bar: bool = True) -> dict[str
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.ppo.max_grad_norm)
             optimizer.step()
             correct += int((dist.mode() == b_actions[index]).sum())
-            total_loss += float(policy_loss) * len(index)
+            total_loss += float(policy_loss.detach()) * len(index)
         metrics.update(epoch=epoch + 1, loss=total_loss / size, accuracy=correct / size)
     return metrics

@@ -1,0 +1,85 @@
+"""A run's TensorBoard scalars as a small CSV and a PNG of the learning curves.
+
+``ginrummy curves RUN_DIR`` writes ``RUN_DIR/curves.csv`` (one row per update, one column
+per tag) and ``RUN_DIR/curves.png`` (evaluation win rates with their intervals, entropy,
+the learner's reward and hand outcomes), small enough to commit beside a checkpoint.
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+
+
+def read_scalars(run_dir: Path) -> dict[str, dict[int, float]]:
+    """``tag -> {step: value}`` from the run's ``tb`` folder (the last value wins on a step
+    written twice, as after a resume)."""
+    folder = Path(run_dir) / "tb"
+    if not folder.is_dir():
+        raise ValueError(f"no TensorBoard folder at {str(folder)!r}")
+    scalars: dict[str, dict[int, float]] = {}
+    for events in sorted(folder.glob("events.out.tfevents.*")):
+        accumulator = EventAccumulator(str(events), size_guidance={"scalars": 0})
+        accumulator.Reload()
+        for tag in accumulator.Tags()["scalars"]:
+            series = scalars.setdefault(tag, {})
+            for event in accumulator.Scalars(tag):
+                series[event.step] = event.value
+    return scalars
+
+
+def write_csv(scalars: dict[str, dict[int, float]], path: Path) -> None:
+    """One row per step, one column per tag (empty where a tag has no value)."""
+    tags = sorted(scalars)
+    steps = sorted({step for series in scalars.values() for step in series})
+    with open(path, "w", newline="", encoding="utf-8") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(["update", *tags])
+        for step in steps:
+            writer.writerow([step, *(f"{scalars[t][step]:.6g}" if step in scalars[t] else "" for t in tags)])
+
+
+def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
+    """Evaluation win rates (with 95% intervals), entropy, learner reward and outcomes."""
+    figure, axes = plt.subplots(2, 2, figsize=(11, 7))
+    win = axes[0][0]
+    for tag in sorted(t for t in scalars if t.startswith("eval/") and t.endswith("/win_rate_a")):
+        opponent = tag.split("/")[1]
+        steps = sorted(scalars[tag])
+        win.plot(steps, [scalars[tag][s] for s in steps], marker="o", label=f"vs {opponent}")
+        low, high = scalars.get(f"eval/{opponent}/ci_low", {}), scalars.get(f"eval/{opponent}/ci_high", {})
+        if low and high:
+            win.fill_between(steps, [low.get(s, float("nan")) for s in steps],
+                             [high.get(s, float("nan")) for s in steps], alpha=0.2)
+    win.axhline(0.5, color="grey", lw=0.8)
+    win.set(title="evaluation win rate (95% interval)", xlabel="update", ylim=(0, 1))
+    win.legend(fontsize=8)
+    for ax, tags, name in ((axes[0][1], ["losses/entropy"], "policy entropy"),
+                           (axes[1][0], ["charts/learner_reward"], "learner reward per episode (non-self games)"),
+                           (axes[1][1], sorted(t for t in scalars if t.startswith("charts/outcome_")), "hand outcomes")):
+        for tag in tags:
+            if tag in scalars:
+                steps = sorted(scalars[tag])
+                ax.plot(steps, [scalars[tag][s] for s in steps], lw=0.8, label=tag.split("/")[-1])
+        ax.set(title=name, xlabel="update")
+        if len(tags) > 1:
+            ax.legend(fontsize=8)
+    figure.suptitle(title)
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+
+
+def export(run_dir: Path) -> tuple[Path, Path]:
+    """Write ``curves.csv`` and ``curves.png`` into ``run_dir``; returns their paths."""
+    run_dir = Path(run_dir)
+    scalars = read_scalars(run_dir)
+    csv_path, png_path = run_dir / "curves.csv", run_dir / "curves.png"
+    write_csv(scalars, csv_path)
+    plot(scalars, png_path, f"training run {run_dir.name}")
+    return csv_path, png_path
