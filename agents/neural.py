@@ -6,7 +6,7 @@ The network reads the observation by its named pieces (:data:`ginenv.encoding.SL
   ``top_discard``, ``pile_rest``, ``my_discards``, ``opp_discards``, ``opp_picked``,
   ``opp_declined``, ``no_discard``) and two recency values from the ordered history (how
   recently I / the opponent discarded it: ``1 - i / 32`` for history row ``i``, else 0);
-* **context** (39 numbers): phase, turn, dealer, knock limit, episode kind, doubling, the
+* **context** (38 numbers): phase, turn, dealer, knock limit, episode kind, doubling, the
   rules, stock size, history length, scores and hands won.
 
 ``kind="cards"`` (default): a trunk MLP over the flattened card features and the context

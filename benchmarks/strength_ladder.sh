@@ -12,7 +12,7 @@ for ruleset in pagat classic25; do
   ginrummy eval simple random --games "$games" --ruleset "$ruleset" --seed 1 --no-progress --json "$out/simple-random-$ruleset.json"
   ginrummy eval greedy simple --games "$games" --ruleset "$ruleset" --seed 2 --no-progress --json "$out/greedy-simple-$ruleset.json"
   if [ "$mc_games" -gt 0 ]; then
-    ginrummy eval "montecarlo:ruleset=$ruleset" greedy --games "$mc_games" --ruleset "$ruleset" --seed 11 \
+    ginrummy eval montecarlo greedy --games "$mc_games" --ruleset "$ruleset" --seed 11 \
       --no-progress --json "$out/montecarlo-greedy-$ruleset.json"
   fi
 done

@@ -7,7 +7,7 @@ seat, drawn at random, and the opponent the other.
 
 >>> from train.config import LeagueConfig
 >>> league = League(LeagueConfig(opponents={"self": 1, "snapshot": 1, "random": 2}), seed=0)
->>> league.names, [round(p, 2) for p in league.probabilities()]   # no snapshot yet: its weight is off
+>>> league.names, [round(float(p), 2) for p in league.probabilities()]   # no snapshot yet: its weight is off
 (['self', 'snapshot', 'random'], [0.33, 0.0, 0.67])
 """
 from __future__ import annotations
