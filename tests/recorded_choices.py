@@ -8,7 +8,8 @@ observation of the same ruleset and episode mode.
 
 ``tests/data/recorded_choices.npz`` was made by running this module as a script
 (``python tests/recorded_choices.py``) at commit 51da91c, with the pure-Python ``greedy``,
-``simple`` and ``montecarlo`` of that commit.
+``simple`` and ``montecarlo`` of that commit (whose ``montecarlo`` was told the game's
+ruleset, ``montecarlo:samples=8,ruleset=NAME``; it now reads it from the observation).
 """
 from __future__ import annotations
 
@@ -107,8 +108,8 @@ def record(path: Path = PATH) -> None:
     out["action/simple"] = np.array([make_agent("simple", seed=i).act(o) for i, o in enumerate(observations)],
                                     dtype=np.int8)
     out["action/montecarlo:samples=8"] = np.array(
-        [make_agent(f"montecarlo:samples=8,ruleset={RULESETS[rulesets[i]]}", seed=i).act(o)
-         if i % MONTECARLO_EVERY == 0 else -1 for i, o in enumerate(observations)], dtype=np.int8)
+        [make_agent("montecarlo:samples=8", seed=i).act(o) if i % MONTECARLO_EVERY == 0 else -1
+         for i, o in enumerate(observations)], dtype=np.int8)
     path.parent.mkdir(exist_ok=True)
     np.savez_compressed(path, **out)
 
