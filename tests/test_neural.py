@@ -131,3 +131,19 @@ def test_architecture_ranges_are_checked():
     with pytest.raises(ValueError, match="hidden"):
         Architecture(hidden=0)
     assert NeuralAgent(net=PolicyNet(Architecture(hidden=8))).name == "ppo"
+
+
+def test_ppo_agent_is_an_opponent_in_the_gymnasium_wrapper(tmp_path):
+    from ginenv.wrappers import SingleAgentGinEnv
+
+    path = tmp_path / "p.pt"
+    save_policy(PolicyNet(Architecture(hidden=16, card_dim=4)), path)
+    env = SingleAgentGinEnv(make_agent(f"ppo:path={path}"), seat="random", ruleset="classic25")
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        obs, reward, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    assert "hand_result" in info
