@@ -2,12 +2,15 @@
 
 The network reads the observation by its named pieces (:data:`ginenv.encoding.SLICES`):
 
-* **card channels** (10 per card): for every card, the eight card pieces (``hand``,
+* **card channels** (13 per card): for every card, the eight card pieces (``hand``,
   ``top_discard``, ``pile_rest``, ``my_discards``, ``opp_discards``, ``opp_picked``,
-  ``opp_declined``, ``no_discard``) and two recency values from the ordered history (how
-  recently I / the opponent discarded it: ``1 - i / 32`` for history row ``i``, else 0);
-* **context** (38 numbers): phase, turn, dealer, knock limit, episode kind, doubling, the
-  rules, stock size, history length, scores and hands won.
+  ``opp_declined``, ``no_discard``), two recency values from the ordered history (how
+  recently I / the opponent discarded it: ``1 - i / 32`` for history row ``i``, else 0) and
+  three rule-derived numbers of my own cards (:mod:`agents.features`: deadwood after
+  discarding it, run pairs, set mates);
+* **context** (40 numbers): phase, turn, dealer, knock limit, episode kind, doubling, the
+  rules, stock size, history length, scores, hands won, my deadwood now and with the
+  face-up card taken.
 
 ``kind="cards"`` (default): a trunk MLP over the flattened card features and the context
 gives ``h``; every card then gets an embedding ``z_c = relu(W f_c + e_c + U h)`` (a
@@ -41,14 +44,15 @@ from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_AC
 from ginenv.encoding import HISTORY_LENGTH, OBSERVATION_SIZE, SLICES
 
 from .base import Observation, legal_actions
+from .features import CARD_FEATURES, ROW_FEATURES, hand_features
 from .masked import MaskedCategorical
 
 CARD_PIECES = ("hand", "top_discard", "pile_rest", "my_discards", "opp_discards", "opp_picked", "opp_declined",
                "no_discard")
 CONTEXT_PIECES = ("phase", "my_turn", "is_dealer", "knock_limit", "game_mode", "hand_doubled", "rule_flags",
                   "stock_size", "history_length", "scores", "hands_won", "rule_points")
-CARD_CHANNELS = len(CARD_PIECES) + 2
-CONTEXT_SIZE = sum(SLICES[name].stop - SLICES[name].start for name in CONTEXT_PIECES)
+CARD_CHANNELS = len(CARD_PIECES) + 2 + CARD_FEATURES
+CONTEXT_SIZE = sum(SLICES[name].stop - SLICES[name].start for name in CONTEXT_PIECES) + ROW_FEATURES
 KINDS = ("cards", "mlp")
 CHECKPOINT_FORMAT = "ginenv-ppo"
 """The ``format`` entry every checkpoint of the trainer carries."""
@@ -98,14 +102,17 @@ _RECENCY = 1.0 - torch.arange(HISTORY_LENGTH, dtype=torch.float32) / HISTORY_LEN
 
 
 def card_features(obs: torch.Tensor) -> torch.Tensor:
-    """``[B, CARD_CHANNELS * 52 + CONTEXT_SIZE]``: the card channels (channel-major) then the
-    context, for observations ``[B, OBSERVATION_SIZE]``."""
+    """``[B, CARD_CHANNELS * 52 + CONTEXT_SIZE]``: the card channels (channel-major: the card
+    pieces, the two recencies, :func:`agents.features.hand_features`' per-card numbers) then
+    the context (its pieces, then the per-row numbers), for observations ``[B, OBSERVATION_SIZE]``."""
     pieces = obs[:, _CARD_BLOCK]
     history = obs[:, SLICES["history_cards"]].reshape(-1, HISTORY_LENGTH, 52)
     by_opp = obs[:, SLICES["history_by_opp"]]
     weights = torch.stack([(1.0 - by_opp) * _RECENCY, by_opp * _RECENCY], dim=1)      # [B, 2, 32]
     recency = torch.bmm(weights, history).flatten(1)                                  # mine, theirs: [B, 104]
-    return torch.cat([pieces, recency, *(obs[:, SLICES[name]] for name in CONTEXT_PIECES)], dim=1)
+    per_card, per_row = (torch.from_numpy(a) for a in hand_features(obs.detach().numpy()))
+    return torch.cat([pieces, recency, per_card.flatten(1), *(obs[:, SLICES[name]] for name in CONTEXT_PIECES),
+                      per_row], dim=1)
 
 
 assert (DRAW_STOCK, TAKE_DISCARD, PASS, DISCARD_BASE, KNOCK_BASE, BIG_GIN) == (0, 1, 2, 3, 55, 107)  # head's order

@@ -17,7 +17,7 @@ each seat's decisions.
 >>> collector = Collector(cfg, PolicyNet(), League(LeagueConfig(opponents={"random": 1}), seed=0), num_envs=4)
 >>> batch, stats = collector.collect(16, torch.Generator().manual_seed(0))
 >>> batch.features.shape[1], bool(batch.masks[np.arange(len(batch.actions)), batch.actions].all())
-(558, True)
+(820, True)
 """
 from __future__ import annotations
 
