@@ -8,9 +8,11 @@ from .actions import NUM_ACTIONS, IllegalActionError, action_text, discard_actio
 from .encoding import OBSERVATION_SIZE, ObservationView, decode
 from .env import env, raw_env
 from .cards import InvalidCardError, card_text, card_value, parse_card, parse_cards
-from .hand import Deal, HandResult, HandState
+from .deal import Deal
+from .hand import HandState
 from .match import GameResult, MatchState
 from .melds import best_melds, deadwood
+from .result import HandResult
 from .rules import PRESETS, Ruleset
 
 __all__ = [

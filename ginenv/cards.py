@@ -12,7 +12,8 @@ C, D, H, S and ranks A=0 .. K=12.  The text form is rank + suit, e.g. ``"7H"``.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence, Union
+import operator
+from typing import Any, Iterable, Optional, Sequence, Union
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -80,6 +81,21 @@ def make_card(rank: int, suit: int) -> int:
     return suit * NUM_RANKS + rank
 
 
+def plain_int(value: Any) -> Optional[int]:
+    """``value`` as a plain ``int`` if it is an integer (numpy ints too, not bools), else None.
+
+    >>> import numpy as np
+    >>> plain_int(np.int64(7)), plain_int(True), plain_int(7.0), plain_int(np.array([1, 2]))
+    (7, None, None, None)
+    """
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
 def parse_card(card: CardLike) -> int:
     """Parse a card given as text (``"7H"``, ``"10h"``, ``"7♥"``) or int (0..51).
 
@@ -93,9 +109,9 @@ def parse_card(card: CardLike) -> int:
             return _TEXT_TO_CARD[card.strip().upper()]
         except KeyError:
             raise InvalidCardError(f"not a card: {card!r} (expected e.g. '7H', 'TS', '10♠')") from None
-    if isinstance(card, bool) or not hasattr(card, "__index__"):
+    index = plain_int(card)
+    if index is None:
         raise InvalidCardError(f"not a card: {card!r} (expected text or an int 0..51)")
-    index = card.__index__()
     if not 0 <= index < NUM_CARDS:
         raise InvalidCardError(f"card index {index} out of range 0..51")
     return index

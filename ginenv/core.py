@@ -3,8 +3,8 @@
 :class:`ginenv.hand.HandState` keeps its state in such a row and calls these functions;
 the batched API (:mod:`ginenv.vector`) steps many rows at once with the same functions.
 So there is one engine: these transitions (R11-R16, R25 and the safeguard), with the
-showdown after a knock (R17-R24) scored in Python by :mod:`ginenv.scoring` when a row
-reports ``ENDED_SHOWDOWN``.
+showdown after a knock (R17-R24) scored by the compiled :func:`ginenv.scoring.showdown`
+when a row reports ``ENDED_SHOWDOWN``.
 
 Row layout: a header of ``HEADER`` fields (names below), then the stock (``STOCK`` ..,
 top card last), the discard pile (``PILE`` .., top card last), the face-up discard history
@@ -14,8 +14,8 @@ top card last), the discard pile (``PILE`` .., top card last), the face-up disca
 
 >>> import numpy as np
 >>> row = new_row(history_capacity=4, events_capacity=8)
->>> int(row[PHASE]) == OFFER, row.shape[0] == HEADER + 104 + 4 + 8
-(True, True)
+>>> int(row[PHASE]) == OFFER, PHASE_NAMES[row[PHASE]], row.shape[0] == HEADER + 104 + 4 + 8
+(True, 'offer', True)
 """
 from __future__ import annotations
 
@@ -35,8 +35,11 @@ STOCK = HEADER
 PILE = STOCK + 52
 HISTORY = PILE + 52
 
-#: ``row[PHASE]`` codes (``CURRENT`` is -1 once the hand is over).
+#: ``row[PHASE]`` codes (``CURRENT`` is -1 once the hand is over): the one representation
+#: of a phase inside the package.
 OFFER, DRAW, DISCARD, OVER = 0, 1, 2, 3
+#: The public name of each phase code (``HandState.phase``, ``ObservationView.phase``).
+PHASE_NAMES = ("offer", "draw", "discard", "over")
 #: ``row[ENDED]`` codes: how the hand ended (0 while it goes on).
 ENDED_NOT, ENDED_DEAD, ENDED_TRUNCATED, ENDED_SHOWDOWN = 0, 1, 2, 3
 STOCK_LEFT_AT_DEAD_HAND = 2

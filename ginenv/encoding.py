@@ -32,12 +32,13 @@ from numba import njit
 
 from . import core
 from .cards import CARD_TEXTS
-from .hand import DISCARD, DRAW, OFFER, HandState
+from .hand import HandState
 from .rules import MAX_BONUS, MAX_TARGET, MAX_TURNS, PRESETS, SHUTOUT_MODES, Ruleset
 
 HISTORY_LENGTH = 32
 """Face-up discards kept in order in the ``history_*`` pieces (most recent first)."""
-PHASES = (OFFER, DRAW, DISCARD)
+PHASES = core.PHASE_NAMES[:core.OVER]
+"""The ``phase`` bits, in order: the public names of the decision phases (core codes 0..2)."""
 KNOCK_LIMITS = 11
 RULE_FLAGS = ("big_gin", "spade_double", "knock_limit_upcard", "next_dealer_winner",
               "shutout_bonus", "shutout_double", "shutout_none")

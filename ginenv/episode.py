@@ -27,7 +27,9 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from .encoding import NO_MATCH, MatchInfo
-from .hand import Deal, HandResult, HandState
+from .deal import Deal
+from .hand import HandState
+from .result import HandResult
 from .match import GameResult, MatchState
 from .rules import Ruleset, resolve_ruleset
 

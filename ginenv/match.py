@@ -15,7 +15,9 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
-from .hand import Deal, HandResult, HandState
+from .deal import Deal
+from .hand import HandState
+from .result import HandResult
 from .rules import Ruleset, resolve_ruleset
 
 

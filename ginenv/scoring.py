@@ -1,7 +1,7 @@
 """The showdown after a knock (R17-R24): arrangements, layoffs and points (compiled).
 
 :func:`showdown` scores a hand that the core (:mod:`ginenv.core`) ended with a knock, gin
-or big gin, straight from its row; :class:`ginenv.hand.HandState` builds its
+or big gin, straight from its row; :func:`ginenv.result.hand_result` builds a
 ``HandResult`` from it, and search code can call it inside compiled rollouts.  The
 functions on lists below (``layoff_options``, ``best_defence``, ``layable_unseen``,
 ``knocker_arrangement``) are the same compiled code for Python callers.

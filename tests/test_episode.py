@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from ginenv import PRESETS, Ruleset, core
 from ginenv.episode import Episode, EpisodeSpec, HandEnd
-from ginenv.hand import HandResult
+from ginenv.result import HandResult
 from ginenv.match import game_result
 
 

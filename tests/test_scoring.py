@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from ginenv import IllegalActionError, Ruleset
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD, knock_action
 from ginenv.cards import CARD_VALUES, mask_to_cards, parse_card
-from ginenv.hand import HandResult, HandState
+from ginenv.hand import HandState
+from ginenv.result import HandResult
 from ginenv.melds import all_best_arrangements, mask_deadwood, mask_of
 from ginenv.scoring import FULL_DECK_MASK, best_defence, knocker_arrangement, layable_unseen, layoff_options
 

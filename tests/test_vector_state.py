@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ginenv import PRESETS
-from ginenv.hand import HandResult, HandState
+from ginenv.hand import HandState
+from ginenv.result import HandResult
 from ginenv.match import MatchState
 from ginenv.vector import VectorGinEnv
 

@@ -1,0 +1,212 @@
+"""Where a hand starts: an explicit deal (R10) or a mid-hand position, validated.
+
+:class:`Deal` and :class:`Position` hold cards as ints and check everything a caller can
+get wrong (a ``ValueError`` saying what is wrong); :class:`ginenv.hand.HandState` builds
+its state from them.  Both round-trip through a JSON form with card texts
+(``Deal.from_cards(**deal.to_dict()) == deal``), which is what a hand's log records.
+
+>>> deal = Deal.from_deck(list(range(52)), dealer=0)
+>>> Deal.from_cards(**deal.to_dict()) == deal
+True
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+from .cards import CARD_TEXTS, CardLike, parse_card, plain_int
+from .core import DISCARD, DRAW, OVER, PHASE_NAMES, STOCK_LEFT_AT_DEAD_HAND
+
+DECISION_PHASES = PHASE_NAMES[:OVER]
+"""The phases a position may be in (a decision is pending)."""
+
+
+@dataclass(frozen=True)
+class Deal:
+    """An explicit deal: ``hands[i]`` for seat i, the upcard, the stock top first."""
+
+    dealer: int
+    hands: tuple[tuple[int, ...], tuple[int, ...]]
+    upcard: int
+    stock: tuple[int, ...]
+
+    @classmethod
+    def from_cards(cls, dealer: int, hands: Sequence[Sequence[CardLike]], upcard: CardLike,
+                   stock: Sequence[CardLike]) -> "Deal":
+        """Validate and build a deal; every problem is a ``ValueError`` saying what is wrong.
+
+        >>> Deal.from_cards(0, [[0] * 10, []], 1, [])
+        Traceback (most recent call last):
+        ...
+        ValueError: deal: hands[1] has 0 cards, expected 10
+        """
+        seat = plain_int(dealer)  # a plain int: numpy ints would break the JSON log
+        if seat not in (0, 1):
+            raise ValueError(f"deal: dealer must be 0 or 1, got {dealer!r}")
+        if not _is_card_list(hands) or len(hands) != 2:
+            raise ValueError("deal: hands must be a list of two hands")
+        for index, hand in enumerate(hands):
+            if not _is_card_list(hand):
+                raise ValueError(f"deal: hands[{index}] must be a list of 10 cards, got {hand!r}")
+            if len(hand) != 10:
+                raise ValueError(f"deal: hands[{index}] has {len(hand)} cards, expected 10")
+        if not _is_card_list(stock):
+            raise ValueError(f"deal: stock must be a list of 31 cards, got {stock!r}")
+        if len(stock) != 31:
+            raise ValueError(f"deal: stock has {len(stock)} cards, expected 31")
+        try:
+            parsed = [[parse_card(c) for c in hand] for hand in hands]
+            up = parse_card(upcard)
+            rest = [parse_card(c) for c in stock]
+        except ValueError as err:
+            raise ValueError(f"deal: {err}") from None
+        every = parsed[0] + parsed[1] + [up] + rest
+        if len(set(every)) != 52:
+            seen: set[int] = set()
+            dupes = sorted({c for c in every if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
+            missing = sorted(set(range(52)) - set(every))
+            raise ValueError("deal: not a permutation of the 52 cards; duplicated "
+                             f"{_texts(dupes)}, missing {_texts(missing)}")
+        return cls(seat, (tuple(parsed[0]), tuple(parsed[1])), up, tuple(rest))  # type: ignore[arg-type]
+
+    @classmethod
+    def from_deck(cls, deck: Sequence[int], dealer: int) -> "Deal":
+        """Deal a shuffled deck (top first) as R10 says: one card at a time from the
+        non-dealer, then the upcard, then the stock.
+
+        >>> deal = Deal.from_deck(list(range(52)), dealer=0)
+        >>> deal.hands[1][:3], deal.hands[0][:3], deal.upcard, deal.stock[0]
+        ((0, 2, 4), (1, 3, 5), 20, 21)
+        """
+        if not _is_card_list(deck):
+            raise ValueError(f"deal: the deck must be a list of 52 cards, got {deck!r}")
+        if len(deck) != 52:
+            raise ValueError(f"deal: the deck has {len(deck)} cards, expected 52")
+        first, second = deck[0:20:2], deck[1:20:2]
+        hands = (first, second) if dealer == 1 else (second, first)
+        return cls.from_cards(dealer, hands, deck[20], deck[21:])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (card strings), accepted by :meth:`from_cards` via ``**``."""
+        return {"dealer": self.dealer, "hands": [_texts(h) for h in self.hands],
+                "upcard": CARD_TEXTS[self.upcard], "stock": _texts(self.stock)}
+
+
+@dataclass(frozen=True)
+class Position:
+    """A mid-hand position (e.g. one determinization of what a seat knows, for search).
+
+    Cards are ints; ``stock`` is top first, ``pile`` bottom first (its last card is the top
+    discard); ``phase`` is a :mod:`ginenv.core` phase code; ``taken`` is -1 when no card was
+    just taken from the pile; ``picked``, ``discarded`` and ``declined`` are per seat what
+    the opponent saw it take (and still hold), discard face up and pass over, ascending;
+    ``history`` holds ``(seat, card)`` face-up discards in order.
+    """
+
+    dealer: int
+    hands: tuple[tuple[int, ...], tuple[int, ...]]
+    stock: tuple[int, ...]
+    pile: tuple[int, ...]
+    current_player: int
+    phase: int
+    first_upcard: int
+    taken: int
+    forced_draw: bool
+    passes: int
+    turns: int
+    picked: tuple[tuple[int, ...], tuple[int, ...]]
+    discarded: tuple[tuple[int, ...], tuple[int, ...]]
+    declined: tuple[tuple[int, ...], tuple[int, ...]]
+    history: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def from_cards(cls, *, dealer: int, hands: Sequence[Sequence[CardLike]], stock: Sequence[CardLike],
+                   pile: Sequence[CardLike], current_player: int, phase: str,
+                   first_upcard: Optional[CardLike] = None, taken: Optional[CardLike] = None,
+                   forced_draw: bool = False, passes: int = 0, turns: int = 0,
+                   picked: Sequence[Sequence[CardLike]] = ((), ()),
+                   discarded: Sequence[Sequence[CardLike]] = ((), ()),
+                   declined: Sequence[Sequence[CardLike]] = ((), ()),
+                   history: Sequence[tuple[int, CardLike]] = ()) -> "Position":
+        """Validate and build a position from cards as text or ints and the public phase name
+        (``"offer"``, ``"draw"`` or ``"discard"``).
+
+        ``first_upcard`` defaults to the bottom of the pile.  The 52 cards must all be placed
+        exactly once and the hand sizes must fit the phase, else ``ValueError``.
+
+        >>> Position.from_cards(dealer=0, hands=[list(range(10)), list(range(10, 20))],
+        ...     stock=list(range(21, 52)), pile=[20], current_player=1, phase="discard")
+        Traceback (most recent call last):
+        ...
+        ValueError: position: hand sizes [10, 10] do not fit phase 'discard' (expected [10, 11])
+        """
+        if phase not in DECISION_PHASES:
+            raise ValueError(f"position: phase must be 'offer', 'draw' or 'discard', got {phase!r}")
+        code = PHASE_NAMES.index(phase)
+        if current_player not in (0, 1) or dealer not in (0, 1):
+            raise ValueError("position: dealer and current_player must be 0 or 1")
+        try:
+            cards = [tuple(parse_card(c) for c in h) for h in hands]
+            stock_cards = tuple(parse_card(c) for c in stock)
+            pile_cards = tuple(parse_card(c) for c in pile)
+            upcard = parse_card(first_upcard) if first_upcard is not None else (pile_cards or (None,))[0]
+            taken_card = parse_card(taken) if taken is not None else -1
+            history_cards = tuple((int(who), parse_card(card)) for who, card in history)
+            known = [_seat_cards(name, value) for name, value in
+                     (("picked", picked), ("discarded", discarded), ("declined", declined))]
+        except ValueError as err:
+            raise ValueError(f"position: {err}") from None
+        if len(cards) != 2 or sorted(cards[0] + cards[1] + stock_cards + pile_cards) != list(range(52)):
+            raise ValueError("position: hands, stock and pile must hold each of the 52 cards exactly once")
+        expected = [10, 10]
+        if code == DISCARD:
+            expected[current_player] = 11
+        if [len(h) for h in cards] != expected:
+            raise ValueError(f"position: hand sizes {[len(h) for h in cards]} do not fit phase {phase!r} "
+                             f"(expected {expected})")
+        if upcard is None or not pile_cards and code != DISCARD:
+            raise ValueError("position: the discard pile is empty; give first_upcard")
+        if len(stock_cards) <= STOCK_LEFT_AT_DEAD_HAND and code == DRAW:
+            raise ValueError("position: a draw needs more than two stock cards (R25)")
+        if taken_card >= 0 and (code != DISCARD or taken_card not in cards[current_player]):
+            raise ValueError("position: taken must be a card in the hand of the player about to discard")
+        if any(who not in (0, 1) for who, _ in history_cards):
+            raise ValueError("position: history entries must be (seat 0 or 1, card)")
+        return cls(int(dealer), (cards[0], cards[1]), stock_cards, pile_cards, int(current_player), code, upcard,
+                   taken_card, bool(forced_draw), int(passes), int(turns), *known, history_cards)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (card strings, the phase name), accepted by :meth:`from_cards` via ``**``.
+
+        >>> position = Position.from_cards(dealer=0, hands=[list(range(10)), list(range(10, 20))],
+        ...     stock=list(range(21, 52)), pile=[20], current_player=1, phase="draw")
+        >>> Position.from_cards(**position.to_dict()) == position, position.to_dict()["pile"]
+        (True, ['8D'])
+        """
+        return {
+            "dealer": self.dealer, "hands": [_texts(h) for h in self.hands], "stock": _texts(self.stock),
+            "pile": _texts(self.pile), "current_player": self.current_player, "phase": PHASE_NAMES[self.phase],
+            "first_upcard": CARD_TEXTS[self.first_upcard],
+            "taken": CARD_TEXTS[self.taken] if self.taken >= 0 else None,
+            "forced_draw": self.forced_draw, "passes": self.passes, "turns": self.turns,
+            "picked": [_texts(cs) for cs in self.picked], "discarded": [_texts(cs) for cs in self.discarded],
+            "declined": [_texts(cs) for cs in self.declined],
+            "history": [[who, CARD_TEXTS[card]] for who, card in self.history]}
+
+
+def _seat_cards(name: str, value: Sequence[Sequence[CardLike]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Two seats' card collections as ascending, duplicate-free int tuples."""
+    if not _is_card_list(value) or len(value) != 2:
+        raise ValueError(f"{name} must hold two lists of cards, one per seat")
+    first, second = (tuple(sorted({parse_card(c) for c in cards})) for cards in value)
+    return first, second
+
+
+def _is_card_list(value: Any) -> bool:
+    """A sized, indexable collection of cards (not a string)."""
+    return not isinstance(value, (str, bytes)) and hasattr(value, "__len__") and hasattr(value, "__getitem__")
+
+
+def _texts(cards: Sequence[int]) -> list[str]:
+    """Card ints as their texts."""
+    return [CARD_TEXTS[c] for c in cards]
