@@ -10,7 +10,7 @@ the wall time of rollouts plus learning:
 
 * ours — :class:`train.ppo.Trainer` iterations (rollouts on the batched env, self-play:
   both seats learn), no evaluation;
-* SB3-contrib — ``MaskablePPO("MlpPolicy")`` on :class:`ginenv.wrappers.SingleAgentGinEnv`
+* SB3-contrib — ``MaskablePPO("MlpPolicy")`` on :class:`ginenv.single_agent.SingleAgentGinEnv`
   against ``random`` (one game per process, its standard route), ``learn(total_timesteps)``.
 
 Our default card-centred network (``policy.kind=cards``, 256 wide) is timed too.  The first
@@ -53,7 +53,7 @@ def sb3(steps: int, hidden: int, threads: int) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
 
     from agents import make_agent
-    from ginenv.wrappers import SingleAgentGinEnv
+    from ginenv.single_agent import SingleAgentGinEnv
 
     torch.set_num_threads(threads)
     env = SingleAgentGinEnv(make_agent("random", seed=0), seat="random", ruleset="pagat", episode="hand",

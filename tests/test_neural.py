@@ -134,7 +134,7 @@ def test_architecture_ranges_are_checked():
 
 
 def test_ppo_agent_is_an_opponent_in_the_gymnasium_wrapper(tmp_path):
-    from ginenv.wrappers import SingleAgentGinEnv
+    from ginenv.single_agent import SingleAgentGinEnv
 
     path = tmp_path / "p.pt"
     save_policy(PolicyNet(Architecture(hidden=16, card_dim=4)), path)

@@ -1,4 +1,4 @@
-"""The single-agent wrapper ``ginenv.wrappers.SingleAgentGinEnv``: Gymnasium API compliance,
+"""The single-agent wrapper ``ginenv.single_agent.SingleAgentGinEnv``: Gymnasium API compliance,
 opponents, seats, rewards equal to the AEC env's, and MaskablePPO on it."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 from ginenv import IllegalActionError, raw_env
 from ginenv.actions import KNOCK_BASE, NUM_ACTIONS, TAKE_DISCARD
 from ginenv.cards import parse_card
-from ginenv.wrappers import SingleAgentGinEnv
+from ginenv.single_agent import SingleAgentGinEnv
 
 # The AEC env's observation Box has no upper bound on its scaled counters; check_env warns.
 # check_env's render checks warn that there is no render fps and no registered spec.
