@@ -8,6 +8,14 @@ Agents ``player_0`` and ``player_1`` (seat 0 / 1).  Each observation is a dict:
 ``"observation"`` (float32 vector, layout in :mod:`ginenv.encoding` and the README) and
 ``"action_mask"`` (int8[108], all zero for the agent not to act).
 
+``raw_env.hand`` is the current hand's *true* state (a :class:`~ginenv.hand.HandState`:
+both hands, the stock order), for tools and tests only: rendering, logs and replays, and
+the tests that check each observation against the truth.  Agents must never read it; the
+drivers here (:mod:`train.evaluate`, :class:`~ginenv.single_agent.SingleAgentGinEnv`,
+:class:`~ginenv.vector.VectorGinEnv`) give an agent nothing but its observation dict.
+It stays public, as PettingZoo's classic envs expose their ``board``: a leading
+underscore would not hide it in Python, and tools would only reach for a private name.
+
 Rewards (zero-sum):
 
 ===================  ===========================================================
@@ -45,7 +53,8 @@ from .actions import NUM_ACTIONS
 from .core import write_mask
 from .encoding import OBSERVATION_HIGH, OBSERVATION_SIZE, rules_vector, write_observation
 from .episode import AGENTS, EPISODES, Episode, EpisodeSpec, HandEnd
-from .hand import Deal, HandState
+from .deal import Deal
+from .hand import HandState
 from .render import render_hand
 
 __all__ = ["AGENTS", "EPISODES", "raw_env", "env"]
@@ -101,7 +110,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     @property
     def hand(self) -> HandState:
-        """The current hand's true state (for tools and tests; agents must not read it)."""
+        """The current hand's true state: a tool and test accessor, never for agents (see the
+        module docstring)."""
         if self._episode is None:
             raise RuntimeError("call reset() first")
         return self._episode.hand
