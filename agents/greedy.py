@@ -3,10 +3,10 @@
 Everything is read from the observation (:func:`ginenv.heuristics.read_seen`, as
 :func:`ginenv.decode` reads it); "deadwood" is always the least deadwood over all meld
 arrangements (R7).  Each rule is one compiled function of :mod:`ginenv.heuristics`, shared
-with the ``montecarlo`` rollouts; a decision costs about 10 µs, and :meth:`GreedyAgent.act_batch`
-decides a whole batch in one compiled call.  Cards *out of the opponent's reach* are
-my hand and the discard pile; *unseen* cards are the others, minus the cards the opponent
-is known to hold (taken from the pile, still held).
+with the ``montecarlo`` rollouts; :meth:`GreedyAgent.act_batch` decides a whole batch in one
+compiled call.  Cards *out of the opponent's reach* are my hand and the discard pile;
+*unseen* cards are the others, minus the cards the opponent is known to hold (taken from
+the pile, still held).
 
 **Danger** of discarding card ``c`` is an estimate of the chance that ``c`` completes a
 meld in the opponent's hand.  Each card gets a probability ``p`` of being in the opponent's
@@ -53,19 +53,10 @@ Exact policy:
 Defaults: ``take="meld"``, ``lookahead=True``, ``residual_weight=0``, ``danger_weight=5``,
 ``knock_early=10``, ``knock_late=10``, ``behind_zone=25``, ``behind_gap=25``,
 ``behind_bonus=10``.  With ``knock_early = knock_late = 10`` the threshold is the hand's
-knock limit whatever the stock and score: knock as soon as allowed.  That default was
-measured with ``benchmarks/bench_agents.py`` (whole games against ``simple``, 200 mirrored
-pairs, seeds 5000-5199; win rate ``pagat`` / ``eaai``), on a variant that took the
-face-up card when it beat the one-draw prospect (dropped: no better than ``"meld"``):
-``knock_early=knock_late=10`` 63.7% / 62.5%, ``knock_late=5`` 58.2% / 63.7%,
-``knock_early=6,knock_late=0`` 55.0% / 70.5%.  So knocking early pays under ``pagat``,
-while under ``eaai`` (undercut bonus 25) the gin-leaning setting wins more; pass it by spec
-for such rules (greedy keeps one schedule whatever the observed rules; ``montecarlo``'s
-follows them).  The defaults themselves
-scored 63.0% / 64.5% on those seeds.  The brief's literal rules,
-``take=lower,lookahead=false``, measured no stronger than ``simple`` (-0.8 ± 0.5 points per
-hand over 2,000 mirrored pairs of single hands, under ``eaai`` and under ``pagat`` alike); the one-draw lookahead, the meld-only take and the
-danger term are what make this agent strong.
+knock limit whatever the stock and score: knock as soon as allowed.  Greedy keeps one
+schedule whatever the observed rules; pass another by spec for rules where undercuts cost
+more (``montecarlo``'s schedule follows the observed rules).  How these defaults were chosen
+is in ``benchmarks/README.md`` (development runs).
 
 Every number is a constructor parameter, settable by spec, e.g.
 ``make_agent("greedy:knock_early=6,knock_late=0,danger_weight=0")``.

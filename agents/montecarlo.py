@@ -11,8 +11,7 @@ included), the rules of :mod:`ginenv.heuristics` and the positions of :mod:`gine
   the observed ruleset's scoring (:func:`default_knock`): where an undercut costs 25 or more
   (``classic25``, ``eaai``, ``oklahoma``) ``(6, 0)`` — knock with at most 6 deadwood at the
   deal, falling to gin only when the stock runs out — else ``(10, 10)``, knock as soon as
-  allowed.  (``greedy:knock_early=6,knock_late=0`` alone beat default ``greedy`` 63.2%
-  [59.7%, 66.8%] under ``classic25``, 400 games, seed 7, and lost under ``pagat``.)
+  allowed.
 * **Candidates** (``search`` picks the decisions searched, default all three), greedy
   guide's choice first, duplicates removed.  ``t`` (offer / draw): the other of take the
   face-up card / pass or draw, where taking is a candidate only when it lowers my least
@@ -49,25 +48,8 @@ Parameters (by spec, e.g. ``"montecarlo:samples=128"``): ``samples`` (default 25
 ``prior`` (default ``"kept"``), ``knock_early`` / ``knock_late`` (default by ruleset,
 above).  The ruleset is read from the observation.
 
-Measured against ``greedy``, whole games to 100, mirrored pairs, 95% pair-cluster intervals
-(``benchmarks/strength_ladder.sh``; defaults; 2 workers):
-
-* ``ginrummy eval montecarlo greedy --games 400 --ruleset pagat --seed 11``: 59.8% [54.8%,
-  64.7%] (pairs won in both seats 73-34, p = 2.1e-04), +1.39 points per hand; 5.8 ms per
-  decision.
-* ``ginrummy eval montecarlo greedy --games 400 --ruleset classic25
-  --seed 11``: 73.2% [69.5%, 77.0%] (97-4, p = 3.4e-24), +5.04 points per hand; 6.0 ms per
-  decision.
-
-What made the difference (development runs): under ``classic25`` mostly the knock schedule
-(``greedy:knock_early=6,knock_late=0`` alone beat ``greedy`` 63.2% [59.7%, 66.8%], 400
-games, seed 7); under ``pagat`` the number of samples the compiled rollouts allow — the earlier
-pure-Python version (64 samples, 2 discard candidates, the kept prior choosing from the
-whole pool at once; about 30 ms per decision) gave 50.5% [43.8%, 57.2%] on the first 200
-games of the same seed-11 run; single hands (``python benchmarks/bench_agents.py SPEC greedy
---pairs 300 --ruleset pagat --episode hand --seed 10000``): ``samples=256,candidates=6``
-+2.35 ± 1.24 points per hand, ``samples=512,candidates=4`` +1.73 ± 1.19,
-``samples=256,margin=0.5,candidates=4`` +2.46 ± 1.23.
+Its strength against ``greedy`` is in the README; the development runs behind these
+defaults are in ``benchmarks/README.md``.
 
 >>> import ginenv
 >>> env = ginenv.env(); env.reset(seed=0)
