@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from .cards import CARD_TEXTS, CardLike, parse_card, plain_int
-from .core import DISCARD, DRAW, OVER, PHASE_NAMES, STOCK_LEFT_AT_DEAD_HAND
+from .core import DISCARD, DRAW, OFFER, OVER, PHASE_NAMES, STOCK_LEFT_AT_DEAD_HAND
+from .rules import MAX_TURNS
 
 DECISION_PHASES = PHASE_NAMES[:OVER]
 """The phases a position may be in (a decision is pending)."""
@@ -143,15 +144,22 @@ class Position:
         if phase not in DECISION_PHASES:
             raise ValueError(f"position: phase must be 'offer', 'draw' or 'discard', got {phase!r}")
         code = PHASE_NAMES.index(phase)
-        if current_player not in (0, 1) or dealer not in (0, 1):
-            raise ValueError("position: dealer and current_player must be 0 or 1")
+        seats = [plain_int(dealer), plain_int(current_player)]
+        if any(seat not in (0, 1) for seat in seats):
+            raise ValueError(f"position: dealer and current_player must be 0 or 1, got {dealer!r}, {current_player!r}")
+        counts = [plain_int(passes), plain_int(turns)]
+        if counts[0] not in (0, 1, 2) or counts[1] is None or not 0 <= counts[1] <= MAX_TURNS:
+            raise ValueError(f"position: passes must be an int 0..2 and turns an int 0..{MAX_TURNS}, "
+                             f"got {passes!r}, {turns!r}")
+        if not (isinstance(forced_draw, bool) or getattr(forced_draw, "dtype", None) == bool):
+            raise ValueError(f"position: forced_draw must be True or False, got {forced_draw!r}")
         try:
             cards = [tuple(parse_card(c) for c in h) for h in hands]
             stock_cards = tuple(parse_card(c) for c in stock)
             pile_cards = tuple(parse_card(c) for c in pile)
             upcard = parse_card(first_upcard) if first_upcard is not None else (pile_cards or (None,))[0]
             taken_card = parse_card(taken) if taken is not None else -1
-            history_cards = tuple((int(who), parse_card(card)) for who, card in history)
+            history_cards = tuple((plain_int(who), parse_card(card)) for who, card in history)
             known = [_seat_cards(name, value) for name, value in
                      (("picked", picked), ("discarded", discarded), ("declined", declined))]
         except ValueError as err:
@@ -160,20 +168,22 @@ class Position:
             raise ValueError("position: hands, stock and pile must hold each of the 52 cards exactly once")
         expected = [10, 10]
         if code == DISCARD:
-            expected[current_player] = 11
+            expected[seats[1]] = 11
         if [len(h) for h in cards] != expected:
             raise ValueError(f"position: hand sizes {[len(h) for h in cards]} do not fit phase {phase!r} "
                              f"(expected {expected})")
         if upcard is None or not pile_cards and code != DISCARD:
             raise ValueError("position: the discard pile is empty; give first_upcard")
-        if len(stock_cards) <= STOCK_LEFT_AT_DEAD_HAND and code == DRAW:
-            raise ValueError("position: a draw needs more than two stock cards (R25)")
-        if taken_card >= 0 and (code != DISCARD or taken_card not in cards[current_player]):
+        if taken_card >= 0 and (code != DISCARD or taken_card not in cards[seats[1]]):
             raise ValueError("position: taken must be a card in the hand of the player about to discard")
         if any(who not in (0, 1) for who, _ in history_cards):
             raise ValueError("position: history entries must be (seat 0 or 1, card)")
-        return cls(int(dealer), (cards[0], cards[1]), stock_cards, pile_cards, int(current_player), code, upcard,
-                   taken_card, bool(forced_draw), int(passes), int(turns), *known, history_cards)
+        problem = _flow_problem(code, *seats, *counts, bool(forced_draw), len(stock_cards), pile_cards,
+                                upcard, len(history_cards))
+        if problem:
+            raise ValueError(f"position: {problem}")
+        return cls(seats[0], (cards[0], cards[1]), stock_cards, pile_cards, seats[1], code, upcard,  # type: ignore[arg-type]
+                   taken_card, bool(forced_draw), *counts, *known, history_cards)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (card strings, the phase name), accepted by :meth:`from_cards` via ``**``.
@@ -192,6 +202,32 @@ class Position:
             "picked": [_texts(cs) for cs in self.picked], "discarded": [_texts(cs) for cs in self.discarded],
             "declined": [_texts(cs) for cs in self.declined],
             "history": [[who, CARD_TEXTS[card]] for who, card in self.history]}
+
+
+def _flow_problem(phase: int, dealer: int, current_player: int, passes: int, turns: int, forced_draw: bool,
+                  stock_size: int, pile: tuple[int, ...], first_upcard: int, history_size: int) -> str:
+    """What makes the pass count, phase, stock size and turn counters impossible under the
+    rules (R11, R25), or ``""`` when the play can reach them.
+
+    >>> _flow_problem(OFFER, 0, 1, 2, 0, False, 31, (20,), 20, 0)
+    "in the offer passes must be 0 or 1 (the non-dealer's pass), got 2"
+    """
+    if phase == OFFER:
+        if passes > 1:
+            return f"in the offer passes must be 0 or 1 (the non-dealer's pass), got {passes}"
+        if current_player != (1 - dealer if passes == 0 else dealer):
+            return f"in the offer after {passes} pass(es) seat {1 - dealer if passes == 0 else dealer} is to act"
+        if pile != (first_upcard,) or turns or history_size or forced_draw:
+            return ("in the offer the pile holds only first_upcard, and turns, history and forced_draw "
+                    "are empty (nothing was drawn yet)")
+    if forced_draw and (phase == OFFER or turns != (phase == DISCARD) or pile != (first_upcard,)):
+        return ("forced_draw (both passed the upcard, R11) needs the upcard alone on the pile and the forced "
+                "draw next (phase 'draw', turns 0) or just made (phase 'discard', turns 1)")
+    if phase == DRAW and stock_size <= STOCK_LEFT_AT_DEAD_HAND:
+        return f"a draw needs more than {STOCK_LEFT_AT_DEAD_HAND} stock cards (R25), got {stock_size}"
+    if phase == DISCARD and stock_size < STOCK_LEFT_AT_DEAD_HAND:
+        return f"a discard needs at least {STOCK_LEFT_AT_DEAD_HAND} stock cards (R25), got {stock_size}"
+    return ""
 
 
 def _seat_cards(name: str, value: Sequence[Sequence[CardLike]]) -> tuple[tuple[int, ...], tuple[int, ...]]:

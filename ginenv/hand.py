@@ -164,7 +164,8 @@ class HandState:
 
     def to_state(self) -> dict[str, Any]:
         """This exact state as plain data (dicts, lists, ints, strs; e.g. for a checkpoint).
-        Unlike :meth:`log` it keeps the core row as it is, so :meth:`from_state` needs no replay.
+        Unlike :meth:`log` it keeps the core row as it is (a knock limit or doubling set
+        by search too); :meth:`from_state` checks the row against a replay.
 
         >>> import numpy as np
         >>> hand = HandState.random(np.random.default_rng(0))
@@ -178,16 +179,32 @@ class HandState:
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> "HandState":
-        """Inverse of :meth:`to_state` (a finished hand is scored again from its row)."""
-        hand = cls.__new__(cls)
-        hand.ruleset = Ruleset.from_dict(state["ruleset"])
-        hand.deal = None if state["deal"] is None else Deal.from_cards(**state["deal"])
-        hand.position = None if state["position"] is None else Position.from_cards(**state["position"])
-        hand.result = None
-        hand.row = np.zeros(state["width"], dtype=np.int64)
-        hand.row[:len(state["row"])] = state["row"]
-        if hand.is_over:
-            hand.settle()
+        """Inverse of :meth:`to_state`.  The row is checked before it is used: the hand is
+        rebuilt from its deal (or position) and the events the row lists, and must come out
+        as exactly that row, so no hand-edited state reaches the compiled core.
+
+        >>> HandState.from_state({"ruleset": {}, "deal": None, "position": None, "width": 1, "row": []})
+        Traceback (most recent call last):
+        ...
+        ValueError: state: needs exactly one of 'deal' or 'position'
+        """
+        if not isinstance(state, dict) or not {"ruleset", "deal", "position", "width", "row"} <= set(state):
+            raise ValueError("state: must be a dict with ruleset, deal, position, width and row "
+                             "(from HandState.to_state())")
+        hand = cls._start(state["ruleset"], state["deal"], state["position"], "state")
+        width, saved = plain_int(state["width"]), state["row"]
+        if width != len(hand.row) or not isinstance(saved, list) or len(saved) > width:
+            raise ValueError(f"state: width must be {len(hand.row)} for this ruleset and start, "
+                             f"with at most that many row values")
+        row = np.zeros(width, dtype=np.int64)
+        row[:len(saved)] = saved
+        at, count = int(row[core.EVENTS_AT]), int(row[core.EVENTS_LEN])
+        if at != hand.row[core.EVENTS_AT] or not 0 <= count <= width - at:
+            raise ValueError("state: the row's event log does not fit its width")
+        hand.row[core.KNOCK_LIMIT], hand.row[core.DOUBLED] = row[core.KNOCK_LIMIT], row[core.DOUBLED] != 0
+        hand._apply_events([{"action": int(entry) >> 1 & 127} for entry in row[at:at + count]], "state")
+        if not np.array_equal(hand.row, row):
+            raise ValueError("state: the row is not the one its start and events give")
         return hand
 
     # ----- queries ------------------------------------------------------
@@ -320,15 +337,37 @@ class HandState:
 
     @classmethod
     def replay(cls, log: dict[str, Any]) -> "HandState":
-        """Rebuild a state from :meth:`log` output by replaying its actions."""
-        rules = Ruleset.from_dict(log["ruleset"])
-        if "position" in log:
-            state = cls.from_position(ruleset=rules, **log["position"])
-        else:
-            state = cls(Deal.from_cards(**log["deal"]), rules)
-        for event in log["events"]:
-            state.apply_action(event["action"])
+        """Rebuild a state from :meth:`log` output by replaying its actions; a malformed log
+        (or one whose position or events break the rules) is a ``ValueError`` naming ``log``."""
+        if not isinstance(log, dict) or not {"ruleset", "events"} <= set(log):
+            raise ValueError("log: must be a dict with ruleset, events and a deal or position (from HandState.log())")
+        state = cls._start(log["ruleset"], log.get("deal"), log.get("position"), "log")
+        state._apply_events(log["events"], "log")
         return state
+
+    @classmethod
+    def _start(cls, rules: Any, deal: Any, position: Any, where: str) -> "HandState":
+        """The starting state of a log or saved state: a ruleset dict and one of a deal or a
+        position dict, all validated (``ValueError`` prefixed by ``where``)."""
+        if (deal is None) == (position is None):
+            raise ValueError(f"{where}: needs exactly one of 'deal' or 'position'")
+        start = deal if deal is not None else position
+        if not isinstance(rules, dict) or not isinstance(start, dict):
+            raise ValueError(f"{where}: ruleset and {'deal' if deal is not None else 'position'} must be dicts")
+        try:
+            ruleset = Ruleset.from_dict(rules)
+            if position is not None:
+                return cls.from_position(ruleset=ruleset, **position)
+            return cls(Deal.from_cards(**deal), ruleset)
+        except TypeError as err:  # missing or unknown keys
+            raise ValueError(f"{where}: {err}") from None
+
+    def _apply_events(self, events: Any, where: str) -> None:
+        """Apply logged ``{"action": id, ...}`` events; each is checked like any action."""
+        if not isinstance(events, list) or not all(isinstance(e, dict) and "action" in e for e in events):
+            raise ValueError(f"{where}: events must be a list of dicts with an 'action'")
+        for event in events:
+            self.apply_action(event["action"])
 
     _KEY_FIELDS = ("ruleset", "deal", "position", "dealer", "hands", "stock", "pile", "phase", "current_player",
                    "passes", "forced_draw", "taken", "knock_limit", "doubled", "turns", "picked", "discarded",
