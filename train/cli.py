@@ -9,6 +9,8 @@ Sub-commands so far:
   JSON, CSV and PNG (:mod:`train.tournament`).
 * ``train`` — self-play PPO from a YAML config (:mod:`train.ppo`), or ``--resume`` a run.
 * ``curves`` — a run's TensorBoard scalars as ``curves.csv`` and ``curves.png`` (:mod:`train.curves`).
+* ``play`` — a person against an agent in the terminal (:mod:`train.play`).
+* ``replay`` — recorded games told step by step (:mod:`train.replay`).
 """
 from __future__ import annotations
 
@@ -153,7 +155,49 @@ def _build_parser() -> argparse.ArgumentParser:
                                     "per TensorBoard tag) and RUN_DIR/curves.png (evaluation win rates with "
                                     "intervals, entropy, learner reward, hand outcomes).")
     cu.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by `ginrummy train`")
+
+    pl = sub.add_parser("play", help="play against an agent in the terminal",
+                        description="Play Gin Rummy in the terminal against an agent. The screen shows your hand "
+                                    "in its best melds with the deadwood count, the pile, the stock and what the "
+                                    "opponent took or passed over; type help at the prompt for the commands.")
+    pl.add_argument("--opponent", metavar="SPEC", default="greedy", help=AGENT_HELP + " (default greedy)")
+    pl.add_argument("--ruleset", choices=sorted(PRESETS), default="pagat", help="rules preset (default pagat)")
+    pl.add_argument("--episode", choices=EPISODES, default="game",
+                    help="a whole game to the target, or a single hand (default game)")
+    pl.add_argument("--seed", type=_non_negative_int, default=None, metavar="S",
+                    help="seed of the deals, the seat draw and the agent (default: fresh each time)")
+    pl.add_argument("--seat", choices=("0", "1", "random"), default="random", help="your seat (default random)")
+    pl.add_argument("--log", metavar="FILE", default=None,
+                    help="append the game to this JSON-lines file (replay it with `ginrummy replay FILE`)")
+
+    rp = sub.add_parser("replay", help="tell recorded games step by step",
+                        description="Replay the games of a JSON-lines file written by `ginrummy play --log`: "
+                                    "every hand from the deal, both hands open, move by move, with the result "
+                                    "and the score recomputed from the moves.")
+    rp.add_argument("file", metavar="FILE", help="a JSON-lines file of game records")
+    rp.add_argument("--game", type=_positive_int, default=None, metavar="N",
+                    help="only the N-th game of the file (default: all)")
     return parser
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    from .play import play
+
+    play(args.opponent, ruleset=args.ruleset, episode=args.episode, seed=args.seed, seat=args.seat,
+         stdin=sys.stdin, stdout=sys.stdout, log=args.log)
+    return 0
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from .replay import account, read_records
+
+    records = read_records(args.file)
+    if args.game is not None and args.game > len(records):
+        raise ValueError(f"--game {args.game}: {args.file} holds {len(records)} game(s)")
+    chosen = records if args.game is None else [records[args.game - 1]]
+    for record in chosen:
+        print("\n".join(account(record)))
+    return 0
 
 
 def _run_curves(args: argparse.Namespace) -> int:
@@ -241,7 +285,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"  {outcome:10s} {count:7d}  {count / report['hands']:6.1%}")
         print(f"  {report['decisions']} decisions, {report['decisions_per_s']:,.0f} decisions/s")
         return 0
-    commands = {"eval": _run_eval, "tournament": _run_tournament, "train": _run_train, "curves": _run_curves}
+    commands = {"eval": _run_eval, "tournament": _run_tournament, "train": _run_train, "curves": _run_curves,
+                "play": _run_play, "replay": _run_replay}
     try:
         return commands[args.command](args)
     except (ValueError, OSError) as err:
