@@ -195,7 +195,7 @@ def load_policy(path: Union[str, os.PathLike]) -> PolicyNet:
 
 
 class NeuralAgent:
-    """``ppo:path=FILE[,sample=false,seed=...]``: acts with a trained policy.
+    """``ppo:path=FILE[,sample=false,threads=1]``: acts with a trained policy.
 
     ``sample=False`` (default) takes the most likely legal action; ``sample=True`` draws
     from the masked policy with its own seeded generator.  Without ``path`` it loads the
@@ -204,20 +204,30 @@ class NeuralAgent:
     """
 
     def __init__(self, seed: Optional[int] = None, *, path: Optional[str] = None, sample: bool = False,
-                 net: Optional[PolicyNet] = None) -> None:
+                 threads: int = 1, net: Optional[PolicyNet] = None) -> None:
         if not isinstance(sample, bool):
             raise ValueError(f"sample must be true or false, got {sample!r}")
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 256:
+            raise ValueError(f"threads must be an int in 1..256, got {threads!r}")
+        self.threads = threads
         self.name = "ppo"
         self.net = net if net is not None else load_policy(path if path is not None else _default_path())
         self.sample = sample
         self._generator = torch.Generator().manual_seed(int(seed or 0) % 2**63)
 
-    @torch.no_grad()
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """One legal action per row of ``observations [N, OBS]`` / ``masks [N, 108]``."""
-        logits, _ = self.net(torch.as_tensor(np.asarray(observations, dtype=np.float32)))
-        dist = MaskedCategorical(logits, torch.as_tensor(np.asarray(masks) > 0))
-        return (dist.sample(self._generator) if self.sample else dist.mode()).numpy().astype(np.int64)
+        """One legal action per row of ``observations [N, OBS]`` / ``masks [N, 108]``, computed
+        with ``threads`` torch threads (the caller's setting is restored afterwards)."""
+        previous = torch.get_num_threads()
+        torch.set_num_threads(self.threads)
+        try:
+            with torch.inference_mode():
+                logits, _ = self.net(torch.as_tensor(np.asarray(observations, dtype=np.float32)))
+                dist = MaskedCategorical(logits, torch.as_tensor(np.asarray(masks) > 0))
+                chosen = dist.sample(self._generator) if self.sample else dist.mode()
+        finally:
+            torch.set_num_threads(previous)
+        return chosen.numpy().astype(np.int64)
 
     def act(self, observation: Observation) -> int:
         legal_actions(observation)  # a clear error when it is not this seat's turn
