@@ -296,14 +296,20 @@ _SECTIONS: dict[str, type] = {"env": EnvConfig, "policy": Architecture, "ppo": P
                               "shaping": ShapingConfig, "clone": CloneConfig, "eval": EvalConfig}
 
 
+def _refuse_unknown(kind: type, data: dict[str, Any], prefix: str) -> None:
+    """A ConfigError naming every key of ``data`` that is not a field of ``kind``."""
+    known = {f.name for f in fields(kind)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"unknown config key(s) {[prefix + k for k in unknown]}; known{' in ' + prefix[:-1] if prefix else ''}: "
+                          f"{sorted(known)}")
+
+
 def _build(data: dict[str, Any]) -> RunConfig:
     """A RunConfig from nested plain data, every key checked."""
     if not isinstance(data, dict):
         raise ConfigError(f"a config must be a mapping of sections, got {type(data).__name__}")
-    top = {f.name for f in fields(RunConfig)}
-    unknown = sorted(set(data) - top)
-    if unknown:
-        raise ConfigError(f"unknown config key(s) {unknown}; known: {sorted(top)}")
+    _refuse_unknown(RunConfig, data, "")
     values: dict[str, Any] = {}
     for key, value in data.items():
         if key in _SECTIONS:
@@ -319,10 +325,7 @@ def _section(name: str, value: Any) -> Any:
         return kind()
     if not isinstance(value, dict):
         raise ConfigError(f"{name}: must be a mapping of keys, got {value!r}")
-    known = {f.name for f in fields(kind)}
-    unknown = sorted(set(value) - known)
-    if unknown:
-        raise ConfigError(f"unknown config key(s) {[f'{name}.{k}' for k in unknown]}; known in {name}: {sorted(known)}")
+    _refuse_unknown(kind, value, f"{name}.")
     value = {key: _checked(f"{name}.{key}", item) for key, item in value.items()}
     if name == "eval" and "opponents" in value:
         value = {**value, "opponents": tuple(value["opponents"])}
