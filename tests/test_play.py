@@ -23,7 +23,7 @@ from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, 
 from ginenv.cards import CARD_TEXTS
 from ginenv.episode import AGENTS
 from ginenv.hand import HandState
-from train.cli import _build_parser
+from train.cli import _build_parser, main
 from train.play import Command, CommandError, parse_command, play, resolve, screen
 from train.replay import read_records, replay_record, score_terms
 
@@ -269,6 +269,7 @@ def test_ctrl_c_and_ctrl_d_leave_cleanly(leave):
 
 @pytest.mark.parametrize("command, options", [
     ("play", ["--opponent", "--ruleset", "--episode", "--seed", "--seat", "--log"]), ("replay", ["--game"]),
+    ("eval", ["--replays"]), ("tournament", ["--replays"]),
 ])
 def test_play_and_replay_options_are_documented(command, options):
     sub = next(a for a in _build_parser()._actions if a.dest == "command").choices[command]
@@ -276,3 +277,30 @@ def test_play_and_replay_options_are_documented(command, options):
     for option in options:
         assert re.search(rf"^\s+{option}\b.*\S", text, re.M), option
     assert all(action.help for action in sub._actions)
+
+
+@pytest.mark.parametrize("episode", ["hand", "game"])
+def test_eval_replays_reproduce_the_scores(tmp_path, capsys, episode):
+    path = tmp_path / "eval.jsonl"
+    assert main(["eval", "greedy", "simple", "--games", "4", "--episode", episode, "--ruleset", "eaai",
+                 "--workers", "1", "--no-progress", "--replays", str(path)]) == 0
+    records = read_records(path)
+    assert [r["players"] for r in records] == [["greedy", "simple"], ["simple", "greedy"]] * 2
+    for record in records:
+        replayed = replay_record(record)
+        assert [h.result.to_dict() for h in replayed.hands] == [hand["result"] for hand in record["hands"]]
+        assert (replayed.game is not None) == (episode == "game")
+    capsys.readouterr()
+    assert main(["replay", str(path), "--game", "2"]) == 0
+    told = capsys.readouterr().out
+    assert told.startswith(f"{episode} of player_0 (simple) vs player_1 (greedy)") and "score: " in told
+
+
+def test_tournament_replays_every_game_of_every_pairing(tmp_path, capsys):
+    path = tmp_path / "round.jsonl"
+    assert main(["tournament", "random", "simple", "greedy", "--games", "2", "--episode", "hand", "--workers", "1",
+                 "--bootstrap", "20", "--no-progress", "--out-dir", str(tmp_path / "t"), "--replays", str(path)]) == 0
+    records = read_records(path)
+    assert len(records) == 3 * 2 and str(path) in capsys.readouterr().out
+    for record in records:
+        assert [h.result.to_dict() for h in replay_record(record).hands] == [h["result"] for h in record["hands"]]

@@ -111,6 +111,8 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("agent_b", metavar="B", help="the opponent's agent spec")
     _add_match_options(ev, "games to play")
     ev.add_argument("--json", metavar="PATH", default=None, help="also write the full result to this JSON file")
+    ev.add_argument("--replays", metavar="FILE", default=None,
+                    help="write every game to this JSON-lines file (`ginrummy replay FILE` tells them)")
 
     tour = sub.add_parser(
         "tournament", help="round robin with Bradley-Terry (Elo-scale) ratings",
@@ -120,6 +122,8 @@ def _build_parser() -> argparse.ArgumentParser:
     tour.add_argument("agents", metavar="AGENT", nargs="+", help=AGENT_HELP + "; at least two; a repeated spec "
                       "is labelled name#2, name#3, ...")
     _add_match_options(tour, "games per pairing")
+    tour.add_argument("--replays", metavar="FILE", default=None,
+                      help="write every game to this JSON-lines file (`ginrummy replay FILE` tells them)")
     tour.add_argument("--out-dir", metavar="DIR", default="tournament",
                       help="where to write ratings.json, ratings.csv and ratings.png (default ./tournament)")
     tour.add_argument("--intervals", choices=("bootstrap", "fisher"), default="bootstrap",
@@ -246,13 +250,15 @@ def _run_eval(args: argparse.Namespace) -> int:
     from .evaluate import evaluate, format_report
 
     result = evaluate(args.agent_a, args.agent_b, args.games, ruleset=args.ruleset, episode=args.episode,
-                      seed=args.seed, workers=args.workers, progress=not args.no_progress)
+                      seed=args.seed, workers=args.workers, progress=not args.no_progress, replays=args.replays)
     print(format_report(result))
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(result.to_dict(), handle, indent=2)
             handle.write("\n")
         print(f"  written to {args.json}")
+    if args.replays:
+        print(f"  games written to {args.replays}")
     return 0
 
 
@@ -261,14 +267,14 @@ def _run_tournament(args: argparse.Namespace) -> int:
 
     result = tournament(args.agents, args.games, ruleset=args.ruleset, episode=args.episode, seed=args.seed,
                         workers=args.workers, progress=not args.no_progress, intervals=args.intervals,
-                        bootstrap_samples=args.bootstrap, prior=args.prior)
+                        bootstrap_samples=args.bootstrap, prior=args.prior, replays=args.replays)
     s = result.settings
     print(f"round robin of {len(result.agents)} agents: {s['games_per_pairing']} games per pairing "
           f"({s['ruleset']}, episode={s['episode']}, seed {s['seed']}, {s['workers']} workers, "
           f"{result.elapsed_s:.1f} s)")
     print(format_table(result))
     paths = save(result, args.out_dir)
-    print("written: " + ", ".join(str(p) for p in paths.values()))
+    print("written: " + ", ".join([str(p) for p in paths.values()] + ([args.replays] if args.replays else [])))
     return 0
 
 

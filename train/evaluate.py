@@ -29,7 +29,7 @@ import multiprocessing
 import os
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -39,6 +39,7 @@ import ginenv
 from agents import Agent, make_agent
 from ginenv.env import AGENTS, EPISODES
 
+from .replay import game_record, write_records
 from .stats import pair_cluster_interval, sign_test
 
 AgentSpec = Union[str, Mapping[str, Any]]
@@ -73,6 +74,8 @@ class MatchPlan:
     episode: str = "game"
     seed: int = 0
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    record: bool = False
+    """Keep every game as a replay record (:func:`train.replay.game_record`)."""
 
     def env_seed(self, pair: int) -> int:
         """The env seed of pair ``pair`` (both of its games)."""
@@ -99,15 +102,17 @@ class PairRecord:
     counts: Counter
     act_seconds: tuple[float, float]  # time spent in A's / B's act()
     play_seconds: float = 0.0  # wall time of the pair in its worker
+    games: list[dict[str, Any]] = field(default_factory=list)  # replay records, when the plan records
 
 
 def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
-                 act_seconds: list[float]) -> Optional[int]:
+                 act_seconds: list[float], hands: Optional[list[tuple[dict, dict]]] = None) -> Optional[int]:
     """Play one episode of ``env`` (reset with ``seed``) with ``players[seat]`` in each seat.
 
     Calls every player's ``reset()`` at the start of each hand; hand statistics go into
     ``counts`` (keys suffixed ``_0``/``_1`` are per seat) and the time spent in each seat's
-    ``act()`` into ``act_seconds``.  Returns the winning seat, or None for a dead hand in
+    ``act()`` into ``act_seconds``; ``hands``, when given, gets each finished hand's event
+    log and ``hand_result``.  Returns the winning seat, or None for a dead hand in
     ``episode="hand"``.
     """
     env.reset(seed=seed)
@@ -122,6 +127,7 @@ def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
             for player in players:
                 player.reset()
             new_hand = False
+        hand = env.unwrapped.hand
         start = time.perf_counter()
         action = players[seat].act(observation)
         act_seconds[seat] += time.perf_counter() - start
@@ -135,6 +141,8 @@ def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
         if "hand_result" not in info:
             continue
         _count_hand(info["hand_result"], hand_decisions, counts)
+        if hands is not None:
+            hands.append((hand.log(), info["hand_result"]))
         new_hand, hand_decisions = True, 0
         if "game_result" in info:
             game = info["game_result"]
@@ -168,6 +176,7 @@ def play_pair(plan: MatchPlan, pair: int, env: Any = None) -> PairRecord:
     totals: Counter = Counter()
     scores: list[float] = []
     act_ab = [0.0, 0.0]
+    games: list[dict[str, Any]] = []
     started = time.perf_counter()
     for game in (0, 1):  # A's seat
         sides = (0, 1) if game == 0 else (1, 0)  # side sitting in seat 0, seat 1
@@ -175,7 +184,11 @@ def play_pair(plan: MatchPlan, pair: int, env: Any = None) -> PairRecord:
         players = [make_agent(specs[side], seed=plan.agent_seed(pair, side)) for side in sides]
         counts: Counter = Counter()
         act_seconds = [0.0, 0.0]
-        winner = play_episode(env, players, plan.env_seed(pair), counts, act_seconds)
+        hands: Optional[list[tuple[dict, dict]]] = [] if plan.record else None
+        winner = play_episode(env, players, plan.env_seed(pair), counts, act_seconds, hands)
+        if hands is not None:
+            games.append(game_record([spec_label(specs[side]) for side in sides], env.unwrapped.ruleset,
+                                     plan.episode, [log for log, _ in hands], [result for _, result in hands]))
         scores.append(0.5 if winner is None else float(winner == game))
         for key, value in counts.items():  # per-seat keys (suffix _0/_1) become A/B keys (_a/_b)
             stem, _, suffix = key.rpartition("_")
@@ -187,7 +200,8 @@ def play_pair(plan: MatchPlan, pair: int, env: Any = None) -> PairRecord:
                 totals[key] += value
         act_ab[0] += act_seconds[game]
         act_ab[1] += act_seconds[1 - game]
-    return PairRecord(pair, (scores[0], scores[1]), totals, (act_ab[0], act_ab[1]), time.perf_counter() - started)
+    return PairRecord(pair, (scores[0], scores[1]), totals, (act_ab[0], act_ab[1]), time.perf_counter() - started,
+                      games)
 
 
 def _play_chunk(task: tuple[int, MatchPlan, int, int]) -> tuple[int, list[PairRecord]]:
@@ -198,12 +212,16 @@ def _play_chunk(task: tuple[int, MatchPlan, int, int]) -> tuple[int, list[PairRe
 
 
 def run_plans(plans: Sequence[MatchPlan], pairs: int, workers: int = 1, progress: bool = False,
-              desc: str = "pairs") -> list[list[PairRecord]]:
+              desc: str = "pairs", replays: Optional[str] = None) -> list[list[PairRecord]]:
     """Play ``pairs`` mirrored pairs of every plan; records per plan, in pair order.
 
     ``workers > 1`` spreads chunks of pair indices over a ``spawn`` process pool; the
-    records do not depend on ``workers`` or on the chunking.
+    records do not depend on ``workers`` or on the chunking.  ``replays``: write every
+    game to this JSON-lines file, plan after plan in pair order (:mod:`train.replay`).
     """
+    if replays is not None:
+        write_records(replays, [])  # an unwritable path fails now, not after the games
+        plans = [replace(plan, record=True) for plan in plans]
     workers = max(1, min(workers, len(plans) * pairs))
     chunk = max(1, min(25, math.ceil(len(plans) * pairs / (4 * workers))))
     tasks = [(p, plan, start, min(start + chunk, pairs))
@@ -221,6 +239,8 @@ def run_plans(plans: Sequence[MatchPlan], pairs: int, workers: int = 1, progress
                 collect(pool.imap_unordered(_play_chunk, tasks))
     for plan_records in records:
         plan_records.sort(key=lambda r: r.pair)
+    if replays is not None:
+        write_records(replays, (game for plan_records in records for record in plan_records for game in record.games))
     return records
 
 
@@ -344,7 +364,8 @@ def check_settings(agents: Sequence[AgentSpec], games: int, ruleset: str, episod
 
 def evaluate(agent_a: AgentSpec, agent_b: AgentSpec, games: int, ruleset: str = "pagat", episode: str = "game",
              seed: int = 0, workers: Optional[int] = None, progress: bool = False,
-             env_kwargs: Optional[Mapping[str, Any]] = None, confidence: float = 0.95) -> EvalResult:
+             env_kwargs: Optional[Mapping[str, Any]] = None, confidence: float = 0.95,
+             replays: Optional[str] = None) -> EvalResult:
     """Play ``games`` games (``ceil(games / 2)`` mirrored pairs) of A against B and summarize.
 
     Args:
@@ -355,12 +376,13 @@ def evaluate(agent_a: AgentSpec, agent_b: AgentSpec, games: int, ruleset: str = 
         seed: the evaluation seed; equal seeds give equal results for any ``workers``.
         workers: processes to use (default: all cores).
         progress: show a tqdm progress bar over pairs.
+        replays: write every game to this JSON-lines file (see :func:`run_plans`).
     """
     pairs = check_settings([agent_a, agent_b], games, ruleset, episode, seed, workers, env_kwargs)
     workers = workers or default_workers()
     plan = MatchPlan(agent_a, agent_b, ruleset, episode, seed, dict(env_kwargs or {}))
     start = time.perf_counter()
-    [records] = run_plans([plan], pairs, workers, progress)
+    [records] = run_plans([plan], pairs, workers, progress, replays=replays)
     return summarize(plan, records, time.perf_counter() - start, workers, confidence)
 
 

@@ -29,7 +29,7 @@ from ginenv.match import game_result
 from ginenv.melds import deadwood, mask_of
 from ginenv.render import arranged
 
-from .replay import game_record, game_summary, hand_summary, move_text, player_names, rescore, write_record
+from .replay import game_record, game_summary, hand_summary, move_text, player_names, rescore, write_records
 
 HELP = """commands (case does not matter; 10H = TH):
   take / t        take the upcard or the top of the discard pile
@@ -290,8 +290,8 @@ def play(opponent: str, *, ruleset: str = "pagat", episode: str = "game", seed: 
         stdout.write("\nbye\n")
     finally:
         if log is not None and finished:
-            write_record(log, game_record(players, env.ruleset, episode, [hand.log() for hand, _ in finished],
-                                          [result for _, result in finished]))
+            write_records(log, [game_record(players, env.ruleset, episode, [hand.log() for hand, _ in finished],
+                                            [result for _, result in finished])], append=True)
             stdout.write(f"game written to {log}\n")
 
 

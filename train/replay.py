@@ -4,7 +4,8 @@ A *record* is one game as plain data: the players' agent specs by seat, the epis
 the ruleset and, per hand, the engine's event log (:meth:`ginenv.HandState.log`) with the
 ``hand_result`` the env reported.  :func:`replay_record` rebuilds every hand from its log
 (:meth:`ginenv.HandState.replay`) and rescores it; :func:`account` tells a record step by
-step.  ``ginrummy play --log`` writes records and ``ginrummy replay`` reads them.
+step.  ``ginrummy play --log``, ``eval --replays`` and ``tournament --replays`` write records;
+``ginrummy replay`` reads them.
 
 >>> import numpy as np
 >>> from ginenv import HandState
@@ -21,7 +22,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.cards import CARD_TEXTS
@@ -45,10 +46,11 @@ def game_record(players: Sequence[str], ruleset: Ruleset, episode: str, hand_log
             "hands": [{"log": log, "result": result} for log, result in zip(hand_logs, hand_results)]}
 
 
-def write_record(path: str | Path, record: dict[str, Any]) -> None:
-    """Append ``record`` to the JSON-lines file ``path``."""
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record) + "\n")
+def write_records(path: str | Path, records: Iterable[dict[str, Any]], append: bool = False) -> None:
+    """Write ``records`` to the JSON-lines file ``path``, one a line (``append``: after what
+    the file holds)."""
+    with open(path, "a" if append else "w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(record) + "\n" for record in records)
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:

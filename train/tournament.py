@@ -67,8 +67,10 @@ def unique_labels(specs: Sequence[AgentSpec]) -> list[str]:
 def tournament(agents: Sequence[AgentSpec], games: int, ruleset: str = "pagat", episode: str = "game",
                seed: int = 0, workers: Optional[int] = None, progress: bool = False,
                env_kwargs: Optional[Mapping[str, Any]] = None, intervals: str = "bootstrap",
-               bootstrap_samples: int = 1000, prior: float = 1.0, confidence: float = 0.95) -> TournamentResult:
-    """Play a round robin of ``games`` games per pairing and rate the agents.
+               bootstrap_samples: int = 1000, prior: float = 1.0, confidence: float = 0.95,
+               replays: Optional[str] = None) -> TournamentResult:
+    """Play a round robin of ``games`` games per pairing and rate the agents (``replays``:
+    write every game to this JSON-lines file, see :func:`train.evaluate.run_plans`).
 
     >>> result = tournament(["random", "random"], games=2, episode="hand", workers=1, bootstrap_samples=20)
     >>> [row["agent"] for row in result.ratings] in (["random", "random#2"], ["random#2", "random"])
@@ -90,7 +92,7 @@ def tournament(agents: Sequence[AgentSpec], games: int, ruleset: str = "pagat", 
     plans = [MatchPlan(agents[i], agents[j], ruleset, episode, derive_seed(seed, i, j), dict(env_kwargs or {}))
              for i, j in index]
     start = time.perf_counter()
-    records = run_plans(plans, pairs, workers, progress, desc="round robin pairs")
+    records = run_plans(plans, pairs, workers, progress, desc="round robin pairs", replays=replays)
     elapsed = time.perf_counter() - start
     pairings = [summarize(plan, recs, elapsed, workers, confidence) for plan, recs in zip(plans, records)]
     for (i, j), result in zip(index, pairings):
