@@ -20,6 +20,8 @@ from typing import Any, Callable, Mapping, Optional, Protocol, Union, runtime_ch
 import numpy as np
 from numba import njit
 
+from ginenv.checks import checked_seed
+
 Observation = Mapping[str, np.ndarray]
 
 
@@ -162,8 +164,11 @@ def make_agent(spec: Union[str, Mapping[str, Any]], seed: Optional[int] = None) 
     >>> make_agent({"name": "random"}, seed=1).name
     'random'
     """
+    seed = checked_seed(seed)
     if isinstance(spec, str):
         name, params = parse_spec(spec)
+    elif not isinstance(spec, Mapping):
+        raise TypeError(f"spec must be a 'name:key=value,...' string or a mapping with a 'name', got {spec!r}")
     else:
         params = dict(spec)
         name = params.pop("name", None)

@@ -76,6 +76,7 @@ import numpy as np
 from numba import njit
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from ginenv.checks import checked_flag, checked_float
 from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, LAYOUT_TUPLE, OFFER, ObservationLayout,
                                Seen, behind, best_discard, knock_threshold, legal_words, rank_discards, read_seen,
                                takes)
@@ -147,9 +148,8 @@ def decide_many(observations: np.ndarray, masks: np.ndarray, at: tuple, policy: 
 
 
 def _number(key: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise ValueError(f"greedy: {key} must be a number >= 0, got {value!r}")
-    return float(value)
+    """A finite number >= 0 for parameter ``key`` (NaN and infinities are refused)."""
+    return checked_float(f"greedy: {key}", value, 0.0, closed=True)
 
 
 class GreedyAgent:
@@ -175,10 +175,8 @@ class GreedyAgent:
                  behind_zone: float = 25, behind_gap: float = 25, behind_bonus: float = 10) -> None:
         if take not in TAKE_RULES:
             raise ValueError(f"greedy: take must be one of {TAKE_RULES}, got {take!r}")
-        if not isinstance(lookahead, bool):
-            raise ValueError(f"greedy: lookahead must be true or false, got {lookahead!r}")
         self.name = "greedy"
-        self.take, self.lookahead = take, lookahead
+        self.take, self.lookahead = take, checked_flag("greedy: lookahead", lookahead)
         self.residual_weight = _number("residual_weight", residual_weight)
         self.danger_weight = _number("danger_weight", danger_weight)
         self.knock_early = _number("knock_early", knock_early)

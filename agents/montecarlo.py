@@ -64,7 +64,8 @@ from typing import Optional
 
 import numpy as np
 
-from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
+from ginenv.checks import checked_float, checked_int
 from ginenv.encoding import ObservationView, decode
 from ginenv.heuristics import (ALL_CARDS, DISCARD, NONE, OBSERVATION_LAYOUT, Seen, best_discard, legal_words, lowers,
                                rank_discards, read_seen)
@@ -78,6 +79,8 @@ from .rollout import Settings, evaluate, kept_deals
 SEARCHES = "tkd"
 """Decisions that may be searched: t(ake or draw), k(nock or not), d(iscard which card)."""
 PRIORS = ("uniform", "kept")
+MAX_SAMPLES = 100_000
+"""Largest ``samples`` (the sampled hands of one decision are held at once)."""
 
 
 def default_knock(undercut_bonus: int) -> tuple[float, float]:
@@ -91,7 +94,7 @@ class MonteCarloAgent:
 
     Args:
         seed: seeds the agent's own generator (the samples).
-        samples: sampled hands per searched decision.
+        samples: sampled hands per searched decision (1..``MAX_SAMPLES``).
         candidates: plain discards searched besides greedy's choice and the knock.
         margin: standard errors by which a candidate must beat greedy's choice.
         search: the decisions searched (letters of ``"tkd"``).
@@ -102,21 +105,18 @@ class MonteCarloAgent:
     def __init__(self, seed: Optional[int] = None, *, samples: int = 256, candidates: int = 6,
                  margin: float = 1.0, search: str = "tkd", prior: str = "kept",
                  knock_early: Optional[float] = None, knock_late: Optional[float] = None) -> None:
-        for key, value in (("samples", samples), ("candidates", candidates)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"montecarlo: {key} must be an int >= 1, got {value!r}")
-        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or margin < 0:
-            raise ValueError(f"montecarlo: margin must be a number >= 0, got {margin!r}")
+        samples = checked_int("montecarlo: samples", samples, 1, MAX_SAMPLES)
+        candidates = checked_int("montecarlo: candidates", candidates, 1, NUM_ACTIONS)
+        margin = checked_float("montecarlo: margin", margin, 0.0, closed=True)
         if not isinstance(search, str) or not set(search) <= set(SEARCHES):
             raise ValueError(f"montecarlo: search must be letters of {SEARCHES!r}, got {search!r}")
-        for key, value in (("knock_early", knock_early), ("knock_late", knock_late)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
-                raise ValueError(f"montecarlo: {key} must be a number >= 0, got {value!r}")
+        knock_early, knock_late = (None if value is None else checked_float(f"montecarlo: {key}", value, 0.0, closed=True)
+                                   for key, value in (("knock_early", knock_early), ("knock_late", knock_late)))
         if prior not in PRIORS:
             raise ValueError(f"montecarlo: prior must be one of {PRIORS}, got {prior!r}")
         self.name = "montecarlo"
         self.search, self.prior = search, prior
-        self.samples, self.candidates, self.margin = samples, candidates, float(margin)
+        self.samples, self.candidates, self.margin = samples, candidates, margin
         self.knock_early, self.knock_late = knock_early, knock_late
         self._rng = np.random.default_rng(seed)
 

@@ -61,13 +61,13 @@ def suit_of(card: int) -> int:
     return card // NUM_RANKS
 
 
-def card_value(card: int) -> int:
+def card_value(card: CardLike) -> int:
     """Deadwood points of a card (R3).
 
-    >>> card_value(parse_card("JS"))
-    10
+    >>> card_value(parse_card("JS")), card_value("AH")
+    (10, 1)
     """
-    return CARD_VALUES[card]
+    return CARD_VALUES[parse_card(card)]
 
 
 def make_card(rank: int, suit: int) -> int:

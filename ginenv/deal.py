@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from .cards import CARD_TEXTS, CardLike, parse_card, plain_int
+from .checks import checked_flag
 from .core import DISCARD, DRAW, OFFER, OVER, PHASE_NAMES, STOCK_LEFT_AT_DEAD_HAND
 from .rules import MAX_TURNS
 
@@ -151,9 +152,8 @@ class Position:
         if counts[0] not in (0, 1, 2) or counts[1] is None or not 0 <= counts[1] <= MAX_TURNS:
             raise ValueError(f"position: passes must be an int 0..2 and turns an int 0..{MAX_TURNS}, "
                              f"got {passes!r}, {turns!r}")
-        if not (isinstance(forced_draw, bool) or getattr(forced_draw, "dtype", None) == bool):
-            raise ValueError(f"position: forced_draw must be True or False, got {forced_draw!r}")
         try:
+            forced = checked_flag("forced_draw", forced_draw)
             cards = [tuple(parse_card(c) for c in h) for h in hands]
             stock_cards = tuple(parse_card(c) for c in stock)
             pile_cards = tuple(parse_card(c) for c in pile)
@@ -178,12 +178,12 @@ class Position:
             raise ValueError("position: taken must be a card in the hand of the player about to discard")
         if any(who not in (0, 1) for who, _ in history_cards):
             raise ValueError("position: history entries must be (seat 0 or 1, card)")
-        problem = _flow_problem(code, *seats, *counts, bool(forced_draw), len(stock_cards), pile_cards,
+        problem = _flow_problem(code, *seats, *counts, forced, len(stock_cards), pile_cards,
                                 upcard, len(history_cards))
         if problem:
             raise ValueError(f"position: {problem}")
         return cls(seats[0], (cards[0], cards[1]), stock_cards, pile_cards, seats[1], code, upcard,  # type: ignore[arg-type]
-                   taken_card, bool(forced_draw), *counts, *known, history_cards)  # type: ignore[arg-type]
+                   taken_card, forced, *counts, *known, history_cards)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (card strings, the phase name), accepted by :meth:`from_cards` via ``**``.

@@ -41,6 +41,8 @@ hold it) and every entry has a finite upper bound in the observation space.
 """
 from __future__ import annotations
 
+import copy
+import difflib
 from typing import Any, Optional
 
 import numpy as np
@@ -50,6 +52,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
+from .checks import checked_seed
 from .core import write_mask
 from .encoding import OBSERVATION_HIGH, OBSERVATION_SIZE, rules_vector, write_observation
 from .episode import AGENTS, EPISODES, Episode, EpisodeSpec, HandEnd
@@ -57,7 +60,10 @@ from .deal import Deal
 from .hand import HandState
 from .render import render_hand
 
-__all__ = ["AGENTS", "EPISODES", "raw_env", "env"]
+__all__ = ["AGENTS", "EPISODES", "RESET_OPTIONS", "raw_env", "env"]
+
+RESET_OPTIONS = ("deal", "scores", "hands_won")
+"""The keys ``reset(options=...)`` takes (see :class:`raw_env`)."""
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
@@ -117,12 +123,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         return self._episode.hand
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> None:
-        if seed is not None or self._np_random is None:
-            self._np_random, _ = seeding.np_random(seed)
-        options = options or {}
+        """Start an episode; bad ``seed`` or ``options`` are a ``ValueError`` that changes nothing
+        (the generator included)."""
+        seed, options = checked_seed(seed), checked_reset_options(options)
         deal = options.get("deal")
         first_deal = Deal.from_cards(**_deal_args(deal)) if deal is not None else None
-        self._episode = self._spec.start(self._np_random, first_deal, options.get("scores"), options.get("hands_won"))
+        fresh = seed is not None or self._np_random is None
+        rng = seeding.np_random(seed)[0] if fresh else copy.deepcopy(self._np_random)
+        self._episode = self._spec.start(rng, first_deal, options.get("scores"), options.get("hands_won"))
+        self._np_random = rng
         self.agents = list(AGENTS)
         self._just_finished = None
         self.rewards = {a: 0 for a in AGENTS}
@@ -191,6 +200,27 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     def close(self) -> None:
         pass
+
+
+def checked_reset_options(options: Any) -> dict[str, Any]:
+    """``reset``'s options, checked: a dict or None.  A key that is not one of
+    :data:`RESET_OPTIONS` but close to one (``"deel"``, ``"score"``) is a ``ValueError``
+    naming both; other keys are left alone, as PettingZoo's API test and wrappers pass their own.
+
+    >>> checked_reset_options({"score": [1, 2]})
+    Traceback (most recent call last):
+    ...
+    ValueError: options: unknown key 'score' (did you mean 'scores'?); known: ['deal', 'scores', 'hands_won']
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict with keys from {list(RESET_OPTIONS)} or None, got {options!r}")
+    for key in options:
+        near = difflib.get_close_matches(key, RESET_OPTIONS, n=1) if isinstance(key, str) else []
+        if near and key not in RESET_OPTIONS:
+            raise ValueError(f"options: unknown key {key!r} (did you mean {near[0]!r}?); known: {list(RESET_OPTIONS)}")
+    return options
 
 
 def _deal_args(deal: Any) -> dict[str, Any]:

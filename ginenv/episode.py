@@ -26,6 +26,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from .checks import checked_float
 from .encoding import NO_MATCH, MatchInfo
 from .deal import Deal
 from .hand import HandState
@@ -36,6 +37,8 @@ from .rules import Ruleset, resolve_ruleset
 AGENTS = ("player_0", "player_1")
 EPISODES = ("hand", "game")
 REWARD_MODES = ("points", "win_loss")
+MAX_REWARD_SCALE = 1e6
+"""Largest ``reward_scale`` (rewards stay finite floats)."""
 Game = Union[HandState, MatchState]
 
 
@@ -75,7 +78,7 @@ class EpisodeSpec:
     reward_mode: str = "points"
     """``"points"`` or ``"win_loss"`` (see the module docstring)."""
     reward_scale: float = 1.0
-    """Multiplies ``"points"`` rewards; stored as a float."""
+    """Multiplies ``"points"`` rewards: a finite number in (0, ``MAX_REWARD_SCALE``]; stored as a float."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.ruleset, Ruleset):
@@ -84,9 +87,7 @@ class EpisodeSpec:
             raise ValueError(f"episode must be one of {EPISODES}, got {self.episode!r}")
         if self.reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {self.reward_mode!r}")
-        if not isinstance(self.reward_scale, (int, float)) or not self.reward_scale > 0:
-            raise ValueError(f"reward_scale must be a positive number, got {self.reward_scale!r}")
-        object.__setattr__(self, "reward_scale", float(self.reward_scale))
+        object.__setattr__(self, "reward_scale", checked_float("reward_scale", self.reward_scale, 0.0, MAX_REWARD_SCALE))
 
     @classmethod
     def build(cls, ruleset: Ruleset | str | None = "pagat", episode: str = "hand", reward_mode: str = "points",

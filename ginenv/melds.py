@@ -75,6 +75,7 @@ def _build_set_options() -> list[list[tuple[int, ...]]]:
 SET_OPTIONS = _build_set_options()
 
 _BIT_OF: dict = {}
+_FAST_KINDS = (int, str)
 for _c in range(52):
     _BIT_OF[_c] = 1 << _c
     _BIT_OF[CARD_TEXTS[_c]] = 1 << _c
@@ -210,11 +211,9 @@ def mask_of(cards: Iterable[CardLike]) -> int:
 def deadwood(cards: Iterable[CardLike]) -> int:
     """Deadwood count of 0-11 cards (text or ints) under the best arrangement (R7).
 
-    The common case (canonical text or ints in a list or tuple) is a few table
-    look-ups; anything else goes through :func:`mask_of` with full validation.
-    (For speed the fast path does not type-check: a bool or an integral float
-    is taken as the int it equals, where :func:`~ginenv.cards.parse_card` would
-    reject it.)
+    The common case (canonical text or plain ints in a list or tuple) is a few table
+    look-ups; anything else goes through :func:`mask_of` with full validation (so
+    ``1.0`` or ``True`` is refused as :func:`~ginenv.cards.parse_card` refuses it).
 
     >>> deadwood(["AS", "2S", "3S", "4S", "5S", "6D", "7D", "8D", "9D", "TD"])  # R15: two 5-runs
     0
@@ -228,6 +227,8 @@ def deadwood(cards: Iterable[CardLike]) -> int:
     mask = 0
     try:
         for card in cards:
+            if card.__class__ not in _FAST_KINDS:
+                raise TypeError  # numpy ints and anything odd: the validating path
             mask |= _BIT_OF[card]
         count = len(cards)  # type: ignore[arg-type]
     except (KeyError, TypeError):

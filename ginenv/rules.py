@@ -15,6 +15,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal, Union
 
+from .cards import plain_int
+from .checks import checked_flag, checked_int
+
 KnockLimit = Union[int, Literal["upcard"]]
 SHUTOUT_MODES = ("bonus", "double", "none")
 MAX_BONUS = 1_000
@@ -24,6 +27,7 @@ MAX_TARGET = 10_000
 MAX_TURNS = 10_000
 """Largest allowed ``max_turns_per_hand`` (a hand's state grows with it)."""
 NEXT_DEALER_MODES = ("winner", "alternate")
+BONUSES = ("gin_bonus", "undercut_bonus", "big_gin_bonus", "game_bonus", "box_bonus")
 
 
 @dataclass(frozen=True)
@@ -62,15 +66,16 @@ class Ruleset:
     flagged truncated (two players trading discards cannot hang a run)."""
 
     def __post_init__(self) -> None:
-        for bonus in ("gin_bonus", "undercut_bonus", "big_gin_bonus", "game_bonus", "box_bonus"):
-            _check_int_range(bonus, getattr(self, bonus), 0, MAX_BONUS)
-        _check_int_range("target", self.target, 1, MAX_TARGET)
-        _check_int_range("max_turns_per_hand", self.max_turns_per_hand, 1, MAX_TURNS)
-        if self.knock_limit != "upcard" and not _is_int_in(self.knock_limit, 0, 10):
-            raise ValueError(f"knock_limit must be an int in 0..10 or 'upcard', got {self.knock_limit!r}")
+        ranges = {"target": (1, MAX_TARGET), "max_turns_per_hand": (1, MAX_TURNS),
+                  **{bonus: (0, MAX_BONUS) for bonus in BONUSES}}
+        for name, (low, high) in ranges.items():  # numpy ints are stored as plain ints
+            object.__setattr__(self, name, checked_int(name, getattr(self, name), low, high))
+        if not (isinstance(self.knock_limit, str) and self.knock_limit == "upcard"):
+            if plain_int(self.knock_limit) not in range(11):
+                raise ValueError(f"knock_limit must be an int in 0..10 or 'upcard', got {self.knock_limit!r}")
+            object.__setattr__(self, "knock_limit", plain_int(self.knock_limit))
         for flag in ("big_gin", "spade_double"):
-            if not isinstance(getattr(self, flag), bool):
-                raise ValueError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+            object.__setattr__(self, flag, checked_flag(flag, getattr(self, flag)))
         if self.shutout_mode not in SHUTOUT_MODES:
             raise ValueError(f"shutout_mode must be one of {SHUTOUT_MODES}, got {self.shutout_mode!r}")
         if self.next_dealer not in NEXT_DEALER_MODES:
@@ -120,19 +125,10 @@ class Ruleset:
         >>> Ruleset.from_dict({"name": "oklahoma", "target": 200}).knock_limit
         'upcard'
         """
+        if not isinstance(data, dict):
+            raise ValueError(f"a ruleset dict (from Ruleset.to_dict()) was expected, got {type(data).__name__}")
         base = PRESETS.get(data.get("name"), cls()) if isinstance(data.get("name"), str) else cls()
         return base.with_overrides(**data)
-
-
-def _is_int_in(value: Any, low: int, high: int | None) -> bool:
-    return (isinstance(value, int) and not isinstance(value, bool) and value >= low
-            and (high is None or value <= high))
-
-
-def _check_int_range(name: str, value: Any, low: int, high: int | None) -> None:
-    if not _is_int_in(value, low, high):
-        allowed = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be an int {allowed}, got {value!r}")
 
 
 PRESETS: dict[str, Ruleset] = {

@@ -25,6 +25,7 @@ The wrapper holds no rule logic: it uses only ``reset``/``step``/``observe``, ``
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Optional, Union
 
 import gymnasium as gym
@@ -32,7 +33,8 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS, IllegalActionError
-from .env import AGENTS, raw_env
+from .checks import checked_float, checked_seed
+from .env import AGENTS, checked_reset_options, raw_env
 
 Observation = dict[str, np.ndarray]
 Opponent = Union[Callable[[Observation], int], Any]
@@ -115,7 +117,8 @@ class SingleAgentGinEnv(gym.Env):
         self._opponent_reset: Optional[Callable[[], Any]] = reset_hook if callable(reset_hook) else None
         self.opponent = opponent
         self.seat = seat
-        self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
+        self.illegal_action = illegal_action
+        self.illegal_reward = checked_float("illegal_reward", illegal_reward, -math.inf)
         self.aec = raw_env(ruleset=ruleset, episode=episode, render_mode=render_mode, reward_mode=reward_mode,
                            reward_scale=reward_scale, **rule_overrides)
         self.render_mode = render_mode
@@ -129,14 +132,18 @@ class SingleAgentGinEnv(gym.Env):
     # ----- Gymnasium API ----------------------------------------------------
     def reset(self, *, seed: Optional[int] = None,
               options: Optional[dict[str, Any]] = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start an episode and play the opponent up to the learner's first turn (see the class doc)."""
+        """Start an episode and play the opponent up to the learner's first turn (see the class doc).
+        Until it succeeds the episode counts as over (``step`` refuses), whatever fails."""
+        self._done = True
+        seed = checked_seed(seed)
+        options = dict(options) if isinstance(options, dict) else options
+        seat = options.pop("seat", self.seat) if isinstance(options, dict) else self.seat
+        if seat not in SEATS:
+            raise ValueError(f"options['seat'] must be one of {SEATS}, got {seat!r}")
+        options = checked_reset_options(options)
         super().reset(seed=seed)
         if seed is not None:  # an independent stream, so the seat draw is not correlated with the deal
             self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,))))
-        options = dict(options or {})
-        seat = options.pop("seat", self.seat)
-        if seat not in SEATS:
-            raise ValueError(f"options['seat'] must be one of {SEATS}, got {seat!r}")
         aec_seed = seed
         for skipped in range(MAX_REDEALS + 1):
             self.agent = AGENTS[int(self.np_random.integers(2))] if seat == "random" else seat

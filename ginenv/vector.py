@@ -28,9 +28,12 @@ import numpy as np
 
 from .actions import NUM_ACTIONS, IllegalActionError
 from . import core
+from .checks import checked_flag, checked_int, checked_seed
 from .encoding import OBSERVATION_SIZE, rules_vector, write_many
 from .episode import Episode, EpisodeSpec
 
+MAX_ENVS = 100_000
+"""Largest ``num_envs`` (every game keeps its own state rows and output rows)."""
 #: name -> (per-game shape, dtype) of the arrays a step fills.
 BUFFERS = {
     "obs": ((OBSERVATION_SIZE,), np.float32),
@@ -126,7 +129,7 @@ class VectorGinEnv:
     """``num_envs`` independent self-play games of Gin Rummy.
 
     Args:
-        num_envs: number of games stepped together.
+        num_envs: number of games stepped together (1..``MAX_ENVS``).
         ruleset: preset name or :class:`~ginenv.rules.Ruleset`.
         episode: ``"hand"`` or ``"game"`` (as in :func:`ginenv.env`).
         reward_mode: ``"points"`` (signed hand points; game mode adds the bonuses at the end)
@@ -153,12 +156,11 @@ class VectorGinEnv:
     def __init__(self, num_envs: int, ruleset: Any = "pagat", episode: str = "hand",
                  reward_mode: str = "points", reward_scale: float = 1.0, seed: Optional[int] = None,
                  num_workers: int = 1, copy: bool = True, **rule_overrides: Any) -> None:
-        if not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        num_envs = checked_int("num_envs", num_envs, 1, MAX_ENVS)
         spec = self._spec = EpisodeSpec.build(ruleset, episode, reward_mode, reward_scale, **rule_overrides)
-        if not isinstance(num_workers, int) or not 1 <= num_workers <= num_envs:
-            raise ValueError(f"num_workers must be an int in 1..num_envs, got {num_workers!r}")
-        self.num_envs, self.num_workers, self.copy = num_envs, num_workers, copy
+        num_workers = checked_int("num_workers (1..num_envs)", num_workers, 1, num_envs)
+        self.num_envs, self.num_workers, self.copy = num_envs, num_workers, checked_flag("copy", copy)
+        seed = checked_seed(seed)
         self.ruleset, self.episode = spec.ruleset, spec.episode
         self.reward_mode, self.reward_scale = spec.reward_mode, spec.reward_scale
         self._memory: list[shared_memory.SharedMemory] = []
@@ -211,6 +213,7 @@ class VectorGinEnv:
 
     def reset(self, seed: Optional[int] = None) -> tuple[np.ndarray, ...]:
         """Start every game afresh; returns ``(obs, masks, to_act)``."""
+        seed = checked_seed(seed)
         if self._batch is not None:
             self._batch.reset(seed)
         else:
@@ -220,11 +223,14 @@ class VectorGinEnv:
 
     def step(self, actions: Sequence[int]) -> tuple[Any, ...]:
         """Apply one action per game (for its seat to act); see the class docstring."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         if not self._started:
             raise RuntimeError("call reset() first")
+        actions = np.asarray(actions)
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise TypeError(f"actions must be integer action ids (0..{NUM_ACTIONS - 1}), got an array of "
+                            f"dtype {actions.dtype}")
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         in_range = (actions >= 0) & (actions < NUM_ACTIONS)
         legal = in_range & (self._buffers["masks"][np.arange(self.num_envs), np.where(in_range, actions, 0)] == 1)
         if not legal.all():  # checked for every game before any game changes

@@ -129,3 +129,154 @@ def test_saved_hand_state_round_trips_through_the_check():
 def test_malformed_replay_log_is_refused(log, word):
     with pytest.raises(ValueError, match=word):
         HandState.replay(log)
+
+
+# ----- silent acceptance and deep errors ------------------------------------------------------
+def _make_agent(spec):
+    from agents import make_agent
+    return make_agent(spec)
+
+
+def _vector(**kwargs):
+    from ginenv.vector import VectorGinEnv
+    return VectorGinEnv(**{"num_envs": 2, **kwargs})
+
+
+def _single(**kwargs):
+    from ginenv.single_agent import SingleAgentGinEnv
+    return SingleAgentGinEnv(**kwargs)
+
+
+def _ruleset(**kwargs):
+    from ginenv import Ruleset
+    return Ruleset(**kwargs)
+
+
+def _card_value(card):
+    from ginenv import card_value
+    return card_value(card)
+
+
+def _deadwood(cards):
+    from ginenv import deadwood
+    return deadwood(cards)
+
+
+REFUSED = [
+    (_make_agent, (None,), TypeError, "spec"),
+    (_make_agent, ("montecarlo:samples=1000000000",), ValueError, "samples"),
+    (_make_agent, ("montecarlo:margin=nan",), ValueError, "margin"),
+    (_make_agent, ("montecarlo:knock_early=inf",), ValueError, "knock_early"),
+    (_make_agent, ("greedy:danger_weight=nan",), ValueError, "danger_weight"),
+    (_make_agent, ("greedy:lookahead=1",), ValueError, "lookahead"),
+    (_single, dict(illegal_reward=float("nan")), ValueError, "illegal_reward"),
+    (_single, dict(reward_scale=float("inf")), ValueError, "reward_scale"),
+    (_vector, dict(copy="no"), ValueError, "copy"),
+    (_vector, dict(num_envs=0), ValueError, "num_envs"),
+    (_vector, dict(num_envs=10**9), ValueError, "num_envs"),
+    (_vector, dict(seed=-1), ValueError, "seed"),
+    (_vector, dict(reward_scale=float("inf")), ValueError, "reward_scale"),
+    (_vector, dict(reward_scale=float("nan")), ValueError, "reward_scale"),
+    (_ruleset, dict(gin_bonus=2**63 - 1), ValueError, "gin_bonus"),
+    (_ruleset, dict(target=10**30), ValueError, "target"),
+    (_ruleset, dict(max_turns_per_hand=10**12), ValueError, "max_turns_per_hand"),
+    (_ruleset, dict(big_gin=1), ValueError, "big_gin"),
+    (_card_value, (-1,), ValueError, "card"),
+    (_deadwood, ([1.0, 2.0],), ValueError, "card"),
+    (_deadwood, ([True],), ValueError, "card"),
+]
+
+
+@pytest.mark.parametrize("build, args, error, word", REFUSED, ids=[f"{b.__name__}-{a}" for b, a, _, _ in REFUSED])
+def test_bad_argument_is_refused_naming_it(build, args, error, word):
+    with pytest.raises(error, match=word):
+        build(*args) if isinstance(args, tuple) else build(**args)
+
+
+def test_numpy_scalars_count_as_the_python_numbers_they_hold():
+    from ginenv import Ruleset, raw_env
+    from ginenv.vector import VectorGinEnv
+    rules = Ruleset(gin_bonus=np.int64(25), knock_limit=np.int32(7), big_gin=np.bool_(True))
+    assert (type(rules.gin_bonus), type(rules.knock_limit), type(rules.big_gin)) == (int, int, bool)
+    assert json.loads(json.dumps(rules.to_dict()))["gin_bonus"] == 25
+    venv = VectorGinEnv(np.int64(4), reward_scale=np.float32(0.5), seed=np.int64(3))
+    assert venv.num_envs == 4 and venv.reward_scale == 0.5
+    assert raw_env(reward_scale=np.float32(0.25)).reward_scale == 0.25
+
+
+@pytest.mark.parametrize("actions, error", [
+    (np.ones(2, dtype=bool), TypeError),     # was: every game took the upcard (id 1)
+    (np.ones(2), TypeError),
+    (np.array(["1", "2"]), TypeError),
+    (np.array([None, None]), TypeError),
+    (np.array([1, 2, 3]), ValueError),
+])
+def test_vector_step_refuses_non_integer_actions_and_changes_nothing(actions, error):
+    venv = _vector(seed=0)
+    venv.reset()
+    before = venv.get_state()
+    with pytest.raises(error, match="actions"):
+        venv.step(actions)
+    assert venv.get_state() == before
+
+
+def test_vector_step_before_reset_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="reset"):
+        _vector().step(np.ones(2, dtype=np.int64))
+
+
+def _aec_snapshot(aec) -> tuple:
+    """What a refused reset must leave as it was: the generator and the hand."""
+    return aec._np_random.bit_generator.state, json.dumps(aec.hand.log())
+
+
+@pytest.mark.parametrize("kwargs, word", [
+    ({"options": "deal"}, "options"),
+    ({"options": {"deel": {}}}, "deel"),
+    ({"options": {"score": [1, 2]}}, "score"),
+    ({"seed": -1}, "seed"),
+    ({"seed": 1.5}, "seed"),
+    ({"options": {"scores": [10, 0]}}, "scores"),                # hand mode
+    ({"options": {"deal": {"dealer": 0}}}, "deal"),
+])
+def test_aec_reset_refuses_bad_options_leaving_rng_and_hand_as_they_were(kwargs, word):
+    from ginenv import raw_env
+    aec = raw_env()
+    aec.reset(seed=5)
+    aec.step(aec.hand.legal_actions()[0])
+    before = _aec_snapshot(aec)
+    with pytest.raises(ValueError, match=word):
+        aec.reset(**kwargs)
+    assert _aec_snapshot(aec) == before
+
+
+def test_game_mode_reset_with_bad_scores_keeps_the_generator():
+    from ginenv import raw_env
+    aec = raw_env(episode="game")
+    aec.reset(seed=1)
+    before = _aec_snapshot(aec)
+    with pytest.raises(ValueError, match="scores"):
+        aec.reset(options={"scores": [10**6, 0]})
+    assert _aec_snapshot(aec) == before
+
+
+def test_single_agent_env_is_done_when_the_opponent_fails_during_reset():
+    failing = []
+
+    def opponent(observation):
+        if failing:
+            raise RuntimeError("opponent crashed")
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    env = _single(opponent=opponent)
+    env.reset(seed=0)   # a started episode: step would be allowed
+    failing.append(True)
+    for seed in range(1, 40):   # until the opponent acts first and fails
+        try:
+            env.reset(seed=seed)
+        except RuntimeError:
+            break
+    else:
+        pytest.fail("the opponent never acted during reset")
+    with pytest.raises(RuntimeError, match="reset"):   # was: applied in the opponent's seat
+        env.step(0)
