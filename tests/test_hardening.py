@@ -280,3 +280,31 @@ def test_single_agent_env_is_done_when_the_opponent_fails_during_reset():
         pytest.fail("the opponent never acted during reset")
     with pytest.raises(RuntimeError, match="reset"):   # was: applied in the opponent's seat
         env.step(0)
+
+
+# ----- the command line -------------------------------------------------------------------------
+@pytest.mark.parametrize("argv, word", [
+    (["simulate", "--seed", "-1", "--hands", "1"], "--seed"),
+    (["simulate", "--hands", "0"], "--hands"),
+    (["tournament", "random", "random", "--prior", "inf"], "--prior"),
+    (["tournament", "random", "random", "--prior", "nan"], "--prior"),
+])
+def test_cli_refuses_bad_numbers_with_a_usage_error(argv, word, capsys):
+    from train.cli import main
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2 and word in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["eval", "random", "random", "--json", "{tmp}/missing/out.json"], "--json"),
+    (["eval", "random", "random", "--json", "{tmp}"], "--json"),
+    (["tournament", "random", "random", "--out-dir", "{tmp}/file.txt/sub"], "--out-dir"),
+])
+def test_cli_checks_output_paths_before_any_game(argv, option, tmp_path, capsys, monkeypatch):
+    import train.evaluate
+    (tmp_path / "file.txt").write_text("x")
+    monkeypatch.setattr(train.evaluate, "play_pair", lambda *a, **k: pytest.fail("a game was played"))
+    from train.cli import main
+    assert main([arg.format(tmp=tmp_path) for arg in argv] + ["--games", "2", "--no-progress"]) == 2
+    assert option in capsys.readouterr().err

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -64,8 +67,8 @@ def _bounded(kind: type, minimum: float, label: str) -> Any:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a {label}, got {text!r}") from None
-        if not value >= minimum:
-            raise argparse.ArgumentTypeError(f"must be a {label}, got {text}")
+        if not (value >= minimum and math.isfinite(value)):
+            raise argparse.ArgumentTypeError(f"must be a finite {label}, got {text}")
         return value
     parse.__name__ = label.replace(" ", "_")
     return parse
@@ -74,6 +77,29 @@ def _bounded(kind: type, minimum: float, label: str) -> Any:
 _positive_int = _bounded(int, 1, "positive integer")
 _non_negative_int = _bounded(int, 0, "non-negative integer")
 _non_negative_float = _bounded(float, 0.0, "non-negative number")
+
+
+def _check_writable_dir(path: str, option: str) -> None:
+    """A ``ValueError`` naming ``option`` unless ``path`` is a writable folder or can be made
+    one (its nearest existing ancestor is a writable folder); checked before any game."""
+    target = Path(path).absolute()
+    existing = next(p for p in (target, *target.parents) if p.exists())
+    if not _writable_folder(existing):
+        raise ValueError(f"{option} {path}: {existing} is not a writable folder")
+
+
+def _check_writable_file(path: str, option: str) -> None:
+    """A ``ValueError`` naming ``option`` unless the file ``path`` can be written (its folder
+    exists and is writable; an existing file is a writable plain file)."""
+    target = Path(path).absolute()
+    if target.is_dir() or target.exists() and not os.access(target, os.W_OK):
+        raise ValueError(f"{option} {path}: not a writable file")
+    if not _writable_folder(target.parent):
+        raise ValueError(f"{option} {path}: the folder {target.parent} is not a writable folder")
+
+
+def _writable_folder(path: Path) -> bool:
+    return path.is_dir() and os.access(path, os.W_OK | os.X_OK)
 
 
 def _add_match_options(parser: argparse.ArgumentParser, games_help: str) -> None:
@@ -95,9 +121,9 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ginrummy", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sim = sub.add_parser("simulate", help="play random legal hands and print how they ended")
-    sim.add_argument("--hands", type=int, default=2000, help="number of hands to play (default 2000)")
+    sim.add_argument("--hands", type=_positive_int, default=2000, help="number of hands to play (default 2000)")
     sim.add_argument("--ruleset", choices=sorted(PRESETS), default="pagat", help="rules preset (default pagat)")
-    sim.add_argument("--seed", type=int, default=0, help="seed of the shuffles and the random players")
+    sim.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the shuffles and the random players")
     sim.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     ev = sub.add_parser(
@@ -213,8 +239,6 @@ def _run_curves(args: argparse.Namespace) -> int:
 
 
 def _run_train(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from .config import field_docs, load_config, to_dict
     from .ppo import train
 
@@ -249,6 +273,8 @@ def _run_train(args: argparse.Namespace) -> int:
 def _run_eval(args: argparse.Namespace) -> int:
     from .evaluate import evaluate, format_report
 
+    if args.json:
+        _check_writable_file(args.json, "--json")
     result = evaluate(args.agent_a, args.agent_b, args.games, ruleset=args.ruleset, episode=args.episode,
                       seed=args.seed, workers=args.workers, progress=not args.no_progress, replays=args.replays)
     print(format_report(result))
@@ -265,6 +291,7 @@ def _run_eval(args: argparse.Namespace) -> int:
 def _run_tournament(args: argparse.Namespace) -> int:
     from .tournament import format_table, save, tournament
 
+    _check_writable_dir(args.out_dir, "--out-dir")
     result = tournament(args.agents, args.games, ruleset=args.ruleset, episode=args.episode, seed=args.seed,
                         workers=args.workers, progress=not args.no_progress, intervals=args.intervals,
                         bootstrap_samples=args.bootstrap, prior=args.prior, replays=args.replays)
@@ -282,9 +309,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``ginrummy`` console script."""
     args = _build_parser().parse_args(argv)
     if args.command == "simulate":
-        if args.hands <= 0:
-            print("--hands must be positive", file=sys.stderr)
-            return 2
         report = simulate(args.hands, args.ruleset, args.seed, progress=not args.no_progress)
         print(f"{report['hands']} random hands under {report['ruleset']} (seed {report['seed']}):")
         for outcome, count in sorted(report["outcomes"].items()):
