@@ -190,7 +190,18 @@ def game_summary(game: GameResult, names: Sequence[str]) -> str:
 
 
 def hand_account(log: dict[str, Any], names: Sequence[str]) -> Iterator[str]:
-    """A hand step by step from its event log, both hands open, ending with :func:`hand_summary`."""
+    """A hand step by step from its event log, both hands open, ending with :func:`hand_summary`
+    when the hand is over.
+
+    >>> import numpy as np
+    >>> hand = HandState.random(np.random.default_rng(0), "pagat")
+    >>> hand.apply_action(PASS)
+    >>> print("\\n".join(hand_account(hand.log(), ("A", "B"))))
+    B deals; the upcard is TD
+      A: no melds | deadwood 2C 5C 6D 6S 8D 9D 9H TH JD KH = 75
+      B: [QC QD QS] | deadwood 2H 3C 3H 4C 7C JC JH = 39
+      A passes on the upcard TD
+    """
     state = HandState.replay({**log, "events": []})
     yield f"{names[state.dealer]} deals; the upcard is {CARD_TEXTS[state.top_discard]}"  # type: ignore[index]
     for seat in (0, 1):
@@ -199,7 +210,8 @@ def hand_account(log: dict[str, Any], names: Sequence[str]) -> Iterator[str]:
         top = state.top_discard
         state.apply_action(event["action"])
         yield f"  {names[event['player']]} {move_text(event['action'], top, event.get('card'))}"
-    yield hand_summary(state, names)
+    if state.is_over:
+        yield hand_summary(state, names)
 
 
 def account(record: dict[str, Any]) -> Iterator[str]:
