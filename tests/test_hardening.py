@@ -162,7 +162,21 @@ def _deadwood(cards):
     return deadwood(cards)
 
 
+def _tournament(**kwargs):
+    from train.tournament import tournament
+    return tournament(["random", "random"], games=2, episode="hand", workers=1, **kwargs)
+
+
+def _evaluate(**kwargs):
+    from train.evaluate import evaluate
+    return evaluate("random", "random", **{"games": 2, "episode": "hand", "workers": 1, **kwargs})
+
+
 REFUSED = [
+    (_tournament, dict(prior=float("inf")), ValueError, "prior"),   # was: "SVD did not converge"
+    (_tournament, dict(bootstrap_samples=10**9), ValueError, "bootstrap_samples"),
+    (_evaluate, dict(seed=-1), ValueError, "seed"),
+    (_evaluate, dict(games=2.5), ValueError, "games"),
     (_make_agent, (None,), TypeError, "spec"),
     (_make_agent, ("montecarlo:samples=1000000000",), ValueError, "samples"),
     (_make_agent, ("montecarlo:margin=nan",), ValueError, "margin"),

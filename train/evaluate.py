@@ -37,6 +37,7 @@ from tqdm import tqdm
 
 import ginenv
 from agents import Agent, make_agent
+from ginenv.checks import checked_int, checked_seed
 from ginenv.env import AGENTS, EPISODES
 
 from .replay import game_record, write_records
@@ -348,12 +349,10 @@ def default_workers() -> int:
 def check_settings(agents: Sequence[AgentSpec], games: int, ruleset: str, episode: str, seed: int,
                    workers: Optional[int], env_kwargs: Optional[Mapping[str, Any]] = None) -> int:
     """Validate evaluation settings (raising ``ValueError``); return the number of pairs."""
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games must be a positive integer, got {games!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    checked_int("games", games, 1)
+    checked_seed(seed)
+    if workers is not None:
+        checked_int("workers", workers, 1)
     if episode not in EPISODES:
         raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
     ginenv.env(ruleset=ruleset, episode=episode, **dict(env_kwargs or {}))  # unknown ruleset etc.

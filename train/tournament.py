@@ -23,12 +23,16 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
+from ginenv.checks import checked_float, checked_int
+
 from .evaluate import AgentSpec, EvalResult, MatchPlan, check_settings, default_workers, derive_seed, run_plans, \
     spec_label, summarize
 from .ratings import ELO_BASE, ELO_PER_THETA, bootstrap_intervals, bradley_terry, elo, fisher_intervals, \
     wins_from_histograms
 
 INTERVALS = ("bootstrap", "fisher")
+MAX_BOOTSTRAP = 100_000
+"""Largest ``bootstrap_samples`` (each refits the ratings)."""
 CSV_FIELDS = ("rank", "agent", "elo", "elo_low", "elo_high", "score", "games", "wins", "draws", "losses")
 
 
@@ -80,10 +84,8 @@ def tournament(agents: Sequence[AgentSpec], games: int, ruleset: str = "pagat", 
         raise ValueError(f"a tournament needs at least 2 agents, got {len(agents)}")
     if intervals not in INTERVALS:
         raise ValueError(f"intervals must be one of {INTERVALS}, got {intervals!r}")
-    if isinstance(bootstrap_samples, bool) or not isinstance(bootstrap_samples, int) or bootstrap_samples < 1:
-        raise ValueError(f"bootstrap samples must be a positive integer, got {bootstrap_samples!r}")
-    if not prior >= 0:
-        raise ValueError(f"prior must be non-negative, got {prior!r}")
+    bootstrap_samples = checked_int("bootstrap_samples", bootstrap_samples, 1, MAX_BOOTSTRAP)
+    prior = checked_float("prior", prior, 0.0, closed=True)
     pairs = check_settings(agents, games, ruleset, episode, seed, workers, env_kwargs)
     workers = workers or default_workers()
     labels = unique_labels(agents)
