@@ -12,10 +12,10 @@ import torch
 from agents.masked import MaskedCategorical
 from agents.neural import Architecture, CheckpointError, PolicyNet, read_checkpoint
 from train.cli import main
-from train.config import load_config
+from train.config import ConfigError, load_config
 from train.evaluate import evaluate
 from train.league import League
-from train.ppo import Trainer, ppo_update, train
+from train.ppo import Trainer, ppo_update, train, warm_start
 from train.rollout import Batch, Collector, RolloutStats
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,6 +118,20 @@ def test_resume_errors_name_the_file(tmp_path):
         path.unlink()
     with pytest.raises(CheckpointError, match="no checkpoint to resume from"):
         train(None, resume=run, progress_bar=False)
+
+
+def test_init_starts_from_a_checkpoints_weights(tmp_path):
+    first = train(_tiny("ppo.total_steps=200", "eval.every=0"), out=tmp_path, progress_bar=False)
+    cfg = _tiny("name=second", f"init={first / 'final.pt'}", "clone.agent=simple")
+    trainer = Trainer(cfg, tmp_path)
+    warm_start(trainer)
+    stored = read_checkpoint(first / "final.pt")["model"]
+    assert all(torch.equal(stored[k], v) for k, v in trainer.net.state_dict().items())
+    assert not (tmp_path / "clone.json").exists()  # init wins over cloning
+    with pytest.raises(ConfigError, match="init"):
+        load_config(None, [*TINY, "policy.hidden=32", f"init={first / 'final.pt'}"])
+    with pytest.raises(ConfigError, match="init.*does not exist"):
+        load_config(None, [*TINY, f"init={tmp_path / 'nope.pt'}"])
 
 
 def test_cli_train_writes_a_run_and_refuses_bad_keys(tmp_path, capsys):

@@ -161,6 +161,9 @@ class RunConfig:
     """Updates between checkpoints."""
     keep_checkpoints: int = 3
     """Most recent checkpoints kept (``best.pt`` is kept apart)."""
+    init: Optional[str] = None
+    """Start from the weights of this checkpoint (any ``.pt`` of a run with the same ``policy``
+    section, e.g. another run's ``best.pt``) instead of fresh ones; cloning is then skipped."""
     env: EnvConfig = field(default_factory=EnvConfig)
     policy: Architecture = field(default_factory=Architecture)
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -251,7 +254,8 @@ def _specs(value: Any) -> Optional[str]:
 
 CHECKS: dict[str, Any] = {
     "name": _name, "seed": _int(0, 2**63 - 1), "threads": _int(1, 256), "checkpoint_every": _int(1, 10**6),
-    "keep_checkpoints": _int(1, 1000),
+    "keep_checkpoints": _int(1, 1000), "init": _optional(lambda v: None if isinstance(v, str) and v else
+                                                          "must be a checkpoint path"),
     "env.ruleset": _choice(*PRESETS), "env.episode": _choice("hand", "game"), "env.reward_mode": _choice(*REWARD_MODES),
     "env.reward_scale": _number(0, 100, open_low=True), "env.num_envs": _int(1, 65536),
     "policy.kind": _choice("cards", "mlp"), "policy.hidden": _int(1, 4096), "policy.layers": _int(1, 16),
@@ -389,5 +393,19 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
         raise ConfigError(f"eval.best_against: must be one of eval.opponents {list(cfg.eval.opponents)}, "
                           f"got {cfg.eval.best_against!r}")
     resolve_ruleset(cfg.env.ruleset)
+    if cfg.init is not None:
+        _check_init(cfg.init, cfg.policy)
     return cfg
+
+
+def _check_init(path: str, policy: Architecture) -> None:
+    """``init`` must name a readable checkpoint of the same architecture."""
+    from agents.neural import CheckpointError, read_checkpoint
+
+    try:
+        stored = read_checkpoint(path).get("policy")
+    except CheckpointError as err:
+        raise ConfigError(f"init: {err}") from None
+    if stored != asdict(policy):
+        raise ConfigError(f"init: {path!r} holds a policy {stored}, but the config's policy section is {asdict(policy)}")
 

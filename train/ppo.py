@@ -30,7 +30,7 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from agents.masked import MaskedCategorical
-from agents.neural import PolicyNet
+from agents.neural import PolicyNet, load_policy
 
 from . import checkpoint
 from .clone import clone
@@ -255,9 +255,8 @@ def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[P
     trainer = Trainer(cfg, run_dir)
     if saved is not None:
         trainer.load(saved)
-    elif cfg.clone.agent is not None:
-        clone_metrics = clone(trainer.net, cfg, progress_bar)
-        (run_dir / "clone.json").write_text(json.dumps(clone_metrics, indent=1), encoding="utf-8")
+    else:
+        warm_start(trainer, progress_bar)
     p = trainer.progress
     writer = SummaryWriter(str(run_dir / "tb"), purge_step=p.update if p.update else None)
     bar = tqdm(total=cfg.ppo.total_steps, initial=min(p.global_step, cfg.ppo.total_steps), unit="dec",
@@ -282,6 +281,17 @@ def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[P
     summary = {"update": p.update, "global_step": p.global_step, "best_win_rate": p.best, "eval": trainer.last_eval}
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     return run_dir
+
+
+def warm_start(trainer: Trainer, progress_bar: bool = False) -> None:
+    """A new run's first weights: ``init``'s checkpoint, else a behaviour-cloned policy when
+    ``clone.agent`` is set (its figures go to ``clone.json``), else the fresh ones."""
+    cfg = trainer.cfg
+    if cfg.init is not None:
+        trainer.net.load_state_dict(load_policy(cfg.init).state_dict())
+    elif cfg.clone.agent is not None:
+        metrics = clone(trainer.net, cfg, progress_bar)
+        (trainer.run_dir / "clone.json").write_text(json.dumps(metrics, indent=1), encoding="utf-8")
 
 
 def _headline(metrics: dict[str, float], last_eval: dict[str, Any]) -> dict[str, str]:
