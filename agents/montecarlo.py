@@ -110,7 +110,8 @@ class MonteCarloAgent:
         margin = checked_float("montecarlo: margin", margin, 0.0, closed=True)
         if not isinstance(search, str) or not set(search) <= set(SEARCHES):
             raise ValueError(f"montecarlo: search must be letters of {SEARCHES!r}, got {search!r}")
-        knock_early, knock_late = (None if value is None else checked_float(f"montecarlo: {key}", value, 0.0, closed=True)
+        knock_early, knock_late = (None if value is None else checked_float(f"montecarlo: {key}", value, 0.0,
+                                                                            closed=True)
                                    for key, value in (("knock_early", knock_early), ("knock_late", knock_late)))
         if prior not in PRIORS:
             raise ValueError(f"montecarlo: prior must be one of {PRIORS}, got {prior!r}")

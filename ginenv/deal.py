@@ -182,8 +182,8 @@ class Position:
                                 upcard, len(history_cards))
         if problem:
             raise ValueError(f"position: {problem}")
-        return cls(seats[0], (cards[0], cards[1]), stock_cards, pile_cards, seats[1], code, upcard,  # type: ignore[arg-type]
-                   taken_card, forced, *counts, *known, history_cards)  # type: ignore[arg-type]
+        return cls(seats[0], (cards[0], cards[1]), stock_cards, pile_cards, seats[1],  # type: ignore[arg-type]
+                   code, upcard, taken_card, forced, *counts, *known, history_cards)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (card strings, the phase name), accepted by :meth:`from_cards` via ``**``.

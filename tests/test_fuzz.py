@@ -1,7 +1,13 @@
 """Seeded fuzz of the batched env (issue 11): random hands in every ruleset and episode mode,
 with illegal actions mixed in.  After every step: each game's 52 cards are all in place once,
 each mask is exactly the hand's legal actions, rewards are zero-sum and agree with the
-hand's result; an illegal action raises and changes no game."""
+hand's result; an illegal action raises and changes no game.  One short run repeats this
+with numba's bounds checks compiled into every kernel (a debug build in a fresh cache)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -76,3 +82,12 @@ def _fuzz(ruleset: str, episode: str, games: int, steps: int) -> None:
         _check_rewards(rewards, infos, episode)
         ended += sum(1 for info in infos if info)
     assert ended > games
+
+
+def test_fuzz_with_bounds_checked_kernels(tmp_path):
+    """A kernel indexing outside an array raises instead of reading or writing memory."""
+    code = "import test_fuzz; test_fuzz._fuzz('oklahoma', 'game', 4, 400); test_fuzz._fuzz('classic25', 'hand', 4, 400)"
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
