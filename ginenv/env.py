@@ -155,6 +155,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         return {"observation": observation, "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        if self._episode is None:
+            raise RuntimeError("call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -239,6 +239,12 @@ def test_vector_step_before_reset_is_a_clear_error():
         _vector().step(np.ones(2, dtype=np.int64))
 
 
+def test_aec_step_before_reset_is_a_clear_error():
+    from ginenv import raw_env
+    with pytest.raises(RuntimeError, match="reset"):
+        raw_env().step(0)
+
+
 def _aec_snapshot(aec) -> tuple:
     """What a refused reset must leave as it was: the generator and the hand."""
     return aec._np_random.bit_generator.state, json.dumps(aec.hand.log())
