@@ -24,7 +24,7 @@ from ginenv.cards import CARD_TEXTS
 from ginenv.episode import AGENTS
 from ginenv.hand import HandState
 from train.cli import _build_parser, main
-from train.play import Command, CommandError, parse_command, play, resolve, screen
+from train.play import NEXT_HAND, Command, CommandError, parse_command, play, resolve, screen
 from train.replay import read_records, replay_record, score_terms
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,7 +169,7 @@ class Scripted(io.StringIO):
 
 def reply(text: str) -> str:
     """The scripted person's answer to the screen ``text``."""
-    if text.rstrip().endswith("next hand"):
+    if text.endswith(NEXT_HAND):
         return ""
     choices = text[text.rfind("your move:"):].splitlines()[0]
     if "pass" in choices:
@@ -208,6 +208,19 @@ def test_quit_and_end_of_input_leave_cleanly(tmp_path):
     assert (tmp_path / "none.jsonl").read_text() == ""   # no finished hand: nothing written
 
 
+def test_quit_between_hands_keeps_the_finished_hand(tmp_path):
+    out, log = io.StringIO(), tmp_path / "left.jsonl"
+
+    class LeaveAfterAHand(Scripted):
+        def readline(self, *args):
+            return "q\n" if self.out.getvalue().endswith(NEXT_HAND) else super().readline()
+
+    play("random", seed=4, seat="1", stdin=LeaveAfterAHand(out), stdout=out, log=str(log))
+    assert out.getvalue().endswith(f"bye\ngame written to {log}\n")
+    [record] = read_records(log)
+    assert len(record["hands"]) == 1 and replay_record(record).game is None
+
+
 def _in_terminal(args, answer, timeout=120.0):
     """Run ``ginrummy ARGS`` on a pseudo-terminal; ``answer(text_so_far)`` gives the bytes to
     type at each prompt (``"> "`` or the next-hand prompt).  Returns (exit code, output)."""
@@ -227,7 +240,7 @@ def _in_terminal(args, answer, timeout=120.0):
             except OSError:          # EIO: the program closed the terminal
                 break
             text += chunk.decode("utf-8", "replace")
-            if text.endswith(("> ", "next hand ")):
+            if text.endswith(("> ", NEXT_HAND)):
                 typed = answer(text, process)
                 if typed:
                     os.write(master, typed)

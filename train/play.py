@@ -46,6 +46,7 @@ VERBS = {"take": "take", "t": "take", "pile": "take", "draw": "draw", "s": "draw
          "pass": "pass", "p": "pass", "discard": "discard", "d": "discard", "knock": "knock", "k": "knock",
          "gin": "gin", "g": "gin", "biggin": "big_gin", "help": "help", "h": "help", "?": "help",
          "quit": "quit", "q": "quit", "exit": "quit"}
+NEXT_HAND = "press Enter for the next hand (q leaves) "
 CARD_VERBS = ("discard", "knock", "gin")
 """Verbs that take a card (optional for knock and gin)."""
 
@@ -335,5 +336,6 @@ def _play_game(env: Any, agent: Any, me: int, names: Sequence[str], stdin: TextI
             won = info["game_result"]["hands_won"]
             stdout.write(game_summary(game_result(env.ruleset, scores, won), seated) + "\n")
         else:
-            ask(stdin, stdout, "press Enter for the next hand ")
+            if VERBS.get(ask(stdin, stdout, NEXT_HAND).strip().lower()) == "quit":
+                raise Quit
             agent.reset()
