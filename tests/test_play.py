@@ -22,7 +22,6 @@ from agents import make_agent
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.cards import CARD_TEXTS
 from ginenv.episode import AGENTS
-from ginenv.hand import HandState
 from train.cli import _build_parser, main
 from train.play import NEXT_HAND, Command, CommandError, parse_command, play, resolve, screen
 from train.replay import read_records, replay_record, score_terms
