@@ -154,9 +154,10 @@ class RunConfig:
     """Run name: outputs go to ``OUT/NAME`` (``OUT`` defaults to ``runs``)."""
     seed: int = 1
     """Seeds everything (games, sampling, minibatches, opponents); the same seed replays the run."""
-    threads: int = 1
-    """Torch CPU threads (1 is fastest for the small batches of a rollout, and never
-    oversubscribes a machine that runs anything else)."""
+    threads: int = 2
+    """Torch CPU threads.  2 is fastest on a 2-core machine that runs nothing else (measured with
+    ``benchmarks/bench_train.py``); use 1 when other work shares the cores, since oversubscribed
+    torch threads slow small batches down many times over."""
     checkpoint_every: int = 10
     """Updates between checkpoints."""
     keep_checkpoints: int = 3
