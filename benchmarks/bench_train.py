@@ -34,10 +34,11 @@ from train.config import load_config  # noqa: E402
 from train.ppo import Trainer  # noqa: E402
 
 
-def ours(updates: int, overrides: list[str], threads: int) -> dict[str, Any]:
-    """Samples/s of our trainer over ``updates`` iterations (after one warm-up)."""
-    cfg = load_config(None, [f"threads={threads}", "league.opponents={self: 1}", "env.num_envs=128",
-                             "ppo.rollout_steps=64", "ppo.batch_size=8192", *overrides])
+def ours(updates: int, overrides: list[str], threads: int, num_envs: int) -> dict[str, Any]:
+    """Samples/s of our trainer over ``updates`` iterations (after one warm-up); rollouts of
+    ``num_envs`` games and 8192 steps in all."""
+    cfg = load_config(None, [f"threads={threads}", "league.opponents={self: 1}", f"env.num_envs={num_envs}",
+                             f"ppo.rollout_steps={max(2, 8192 // num_envs)}", "ppo.batch_size=8192", *overrides])
     trainer = Trainer(cfg, Path("/tmp/bench_train_unused"))
     trainer.iteration()
     start, before = time.perf_counter(), trainer.progress.global_step
@@ -73,12 +74,14 @@ def main() -> None:
     parser.add_argument("--sb3-steps", type=int, default=16384, help="timed MaskablePPO timesteps, rounded up to whole rollouts of 8192 (default 16384)")
     parser.add_argument("--hidden", type=int, default=64, help="MLP width of the shared comparison (default 64)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads for both (default 1)")
+    parser.add_argument("--num-envs", type=int, default=128,
+                        help="games per rollout of ours; steps per rollout = 8192 / this (default 128)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
     mlp = [f"policy.kind=mlp", f"policy.hidden={args.hidden}", "policy.layers=2"]
     rows = {
-        f"ours, MLP {args.hidden}x2": ours(args.updates, mlp, args.threads),
-        "ours, cards (default network)": ours(args.updates, [], args.threads),
+        f"ours, MLP {args.hidden}x2": ours(args.updates, mlp, args.threads, args.num_envs),
+        "ours, cards (default network)": ours(args.updates, [], args.threads, args.num_envs),
         f"SB3-contrib MaskablePPO, MLP {args.hidden}x2": sb3(args.sb3_steps, args.hidden, args.threads),
     }
     base = rows[f"SB3-contrib MaskablePPO, MLP {args.hidden}x2"]["samples_per_s"]
