@@ -32,6 +32,7 @@ from ginenv.encoding import SLICES
 from ginenv.heuristics import (ALL_CARDS, LAYOUT_TUPLE, ObservationLayout, danger, holding_odds, prospect,
                                read_seen)
 from ginenv.melds import discard_deadwoods_into, least_discard_deadwood, mask_deadwood
+from ginenv.scoring import bit_count
 
 CARD_FEATURES = 5
 ROW_FEATURES = 2
@@ -44,9 +45,7 @@ def _deadwoods(hands: np.ndarray, tops: np.ndarray, cards: np.ndarray, rows: np.
     after = np.empty(52, dtype=np.int64)
     for i in range(hands.shape[0]):
         hand = hands[i]
-        count = 0
-        for card in range(52):
-            count += hand >> card & 1
+        count = bit_count(hand)
         if count == 11:
             discard_deadwoods_into(hand, after)
             best = 1000
@@ -68,10 +67,7 @@ def _discard_terms(obs: np.ndarray, at: tuple, cards: np.ndarray) -> None:
     layout = ObservationLayout(*at)
     for i in range(obs.shape[0]):
         seen = read_seen(obs[i], layout)
-        count = 0
-        for card in range(52):
-            count += seen.hand >> card & 1
-        if count != 11:
+        if bit_count(seen.hand) != 11:
             continue
         odds = holding_odds(seen)
         unseen = ALL_CARDS & ~(seen.hand | seen.pile) & ~seen.opp_picked
@@ -79,6 +75,31 @@ def _discard_terms(obs: np.ndarray, at: tuple, cards: np.ndarray) -> None:
             if seen.hand >> card & 1:
                 cards[i, 3, card] = danger(card, odds)
                 cards[i, 4, card] = prospect(seen.hand & ~(1 << card), unseen) / 100.0
+
+
+@njit(cache=True)
+def _least_deadwoods(hands: np.ndarray, out: np.ndarray) -> None:
+    for i in range(hands.shape[0]):
+        out[i] = least_discard_deadwood(hands[i]) if bit_count(hands[i]) == 11 else mask_deadwood(hands[i])
+
+
+def hand_masks(obs: np.ndarray) -> np.ndarray:
+    """My cards in each row of observations ``[B, OBS]``, as 52-bit masks (int64 ``[B]``)."""
+    return ((np.asarray(obs)[:, _HAND] > 0.5) * _BITS).sum(axis=1)
+
+
+def hand_deadwood(obs: np.ndarray) -> np.ndarray:
+    """Least deadwood of each row's hand: its 10 cards, or its best 10 of 11 (int64 ``[B]``).
+
+    >>> import ginenv
+    >>> env = ginenv.env(); env.reset(seed=0)
+    >>> int(hand_deadwood(env.observe("player_0")["observation"][None])[0]) == ginenv.deadwood(
+    ...     ginenv.decode(env.observe("player_0")).hand)
+    True
+    """
+    out = np.empty(len(obs), dtype=np.int64)
+    _least_deadwoods(hand_masks(obs), out)
+    return out
 
 
 def _shift(grid: np.ndarray, by: int) -> np.ndarray:
@@ -94,15 +115,14 @@ def _shift(grid: np.ndarray, by: int) -> np.ndarray:
 def hand_features(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(cards [B, CARD_FEATURES, 52], rows [B, ROW_FEATURES])`` float32 for observations ``[B, OBS]``."""
     obs = np.asarray(obs, dtype=np.float32)
-    held = obs[:, _HAND] > 0.5
-    hands = (held * _BITS).sum(axis=1)
+    hands = hand_masks(obs)
     top_bits = obs[:, _TOP] > 0.5
     tops = np.where(top_bits.any(axis=1), top_bits.argmax(axis=1), -1).astype(np.int64)
     cards = np.zeros((len(obs), CARD_FEATURES, 52), dtype=np.float32)
     rows = np.zeros((len(obs), ROW_FEATURES), dtype=np.float32)
     _deadwoods(hands, tops, cards, rows)
     _discard_terms(obs, LAYOUT_TUPLE, cards)
-    grid = held.reshape(-1, 4, 13).astype(np.float32)
+    grid = (obs[:, _HAND] > 0.5).reshape(-1, 4, 13).astype(np.float32)
     left1, left2, right1, right2 = _shift(grid, -1), _shift(grid, -2), _shift(grid, 1), _shift(grid, 2)
     cards[:, 1] = (left2 * left1 + left1 * right1 + right1 * right2).reshape(-1, 52)
     cards[:, 2] = ((grid.sum(axis=1, keepdims=True) - grid) / 3.0).reshape(-1, 52)

@@ -32,9 +32,9 @@ names the architecture, ``model`` holds the weights.
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 import torch
@@ -241,13 +241,3 @@ def _default_path() -> Path:
     if not DEFAULT_CHECKPOINT.is_file():
         raise CheckpointError(f"no shipped checkpoint at {str(DEFAULT_CHECKPOINT)!r}; pass ppo:path=FILE")
     return DEFAULT_CHECKPOINT
-
-
-def architecture_dict(architecture: Architecture) -> dict[str, Any]:
-    """Plain-data form stored in checkpoints."""
-    return asdict(architecture)
-
-
-def state_of(net: PolicyNet) -> Mapping[str, torch.Tensor]:
-    """A detached copy of the weights (for snapshots)."""
-    return {key: value.detach().clone() for key, value in net.state_dict().items()}

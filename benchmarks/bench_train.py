@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -78,7 +77,7 @@ def main() -> None:
                         help="games per rollout of ours; steps per rollout = 8192 / this (default 128)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
-    mlp = [f"policy.kind=mlp", f"policy.hidden={args.hidden}", "policy.layers=2"]
+    mlp = ["policy.kind=mlp", f"policy.hidden={args.hidden}", "policy.layers=2"]
     rows = {
         f"ours, MLP {args.hidden}x2": ours(args.updates, mlp, args.threads, args.num_envs),
         "ours, cards (default network)": ours(args.updates, [], args.threads, args.num_envs),

@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Optional
 
 import torch
 
-from agents.neural import CHECKPOINT_FORMAT, CheckpointError, PolicyNet, architecture_dict, read_checkpoint
+from agents.neural import CHECKPOINT_FORMAT, CheckpointError, PolicyNet, read_checkpoint
 
 __all__ = ["CheckpointError", "atomic_save", "policy_data", "save_policy", "save_full", "list_checkpoints",
            "latest_full", "checkpoint_path"]
@@ -48,7 +49,7 @@ def atomic_save(data: Any, path: Path) -> None:
 
 def policy_data(net: PolicyNet) -> dict[str, Any]:
     """The policy-only part of a checkpoint."""
-    return {"format": CHECKPOINT_FORMAT, "policy": architecture_dict(net.architecture), "model": net.state_dict()}
+    return {"format": CHECKPOINT_FORMAT, "policy": asdict(net.architecture), "model": net.state_dict()}
 
 
 def save_policy(net: PolicyNet, path: Path) -> None:

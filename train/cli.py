@@ -258,7 +258,6 @@ def _run_train(args: argparse.Namespace) -> int:
     else:
         overrides = list(args.overrides) + ([f"name={args.name}"] if args.name is not None else [])
         cfg = load_config(args.config, overrides)
-        Path(args.out).mkdir(parents=True, exist_ok=True)
     run_dir = train(cfg, out=Path(args.out), resume=Path(args.resume) if args.resume else None,  # type: ignore[arg-type]
                     progress_bar=not args.no_progress, stop_after=args.stop_after)
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))

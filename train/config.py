@@ -219,7 +219,10 @@ def _name(value: Any) -> Optional[str]:
 
 
 def _optional(check: Any) -> Any:
-    return lambda value: None if value is None else check(value)
+    def optional(value: Any) -> Optional[str]:
+        return None if value is None else check(value)
+    optional.numeric = getattr(check, "numeric", False)  # type: ignore[attr-defined]
+    return optional
 
 
 def _agent_spec(value: Any) -> Optional[str]:
@@ -238,8 +241,8 @@ def _opponents(value: Any) -> Optional[str]:
     if not isinstance(value, dict) or not value:
         return "must be a non-empty mapping of opponent -> weight"
     for key, weight in value.items():
-        if key not in ("self", "snapshot") and _agent_spec(key):
-            return f"has an unknown opponent {key!r} ({_agent_spec(key)})"
+        if key not in ("self", "snapshot") and (error := _agent_spec(key)):
+            return f"has an unknown opponent {key!r} ({error})"
         if _number(0, 1e6)(weight):
             return f"weight of {key!r} must be a number >= 0"
     if sum(value.values()) <= 0:
@@ -340,7 +343,7 @@ def _section(name: str, value: Any) -> Any:
 def _checked(key: str, value: Any) -> Any:
     """``value`` for ``key`` (numbers written as text converted), or a ConfigError naming the key."""
     check = CHECKS[key]
-    if getattr(check, "numeric", False) or key == "ppo.target_kl":
+    if getattr(check, "numeric", False):
         value = _as_number(value)
     error = check(value)
     if error:

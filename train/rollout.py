@@ -28,17 +28,14 @@ import numpy as np
 import torch
 
 from agents.base import act_batch
+from agents.features import hand_deadwood
 from agents.masked import MaskedCategorical
 from agents.neural import FEATURES, PolicyNet
-from ginenv.encoding import SLICES
-from ginenv.melds import least_discard_deadwood, mask_deadwood
 from ginenv.vector import VectorGinEnv
 
 from .config import RunConfig
 from .gae import gae
 from .league import SELF, SNAPSHOT, League
-
-_BITS = np.left_shift(np.int64(1), np.arange(52, dtype=np.int64))
 
 
 @dataclass
@@ -72,20 +69,6 @@ class RolloutStats:
     """Learner reward per finished episode against non-self opponents (env reward units)."""
     outcomes: dict = field(default_factory=dict)
     """Hand outcome -> count, over all hands that ended."""
-
-
-def hand_deadwood(obs: np.ndarray) -> np.ndarray:
-    """Least deadwood of each row's hand: its 10 cards, or its best 10 of 11 (int64 ``[B]``).
-
-    >>> import ginenv
-    >>> env = ginenv.env(); env.reset(seed=0)
-    >>> int(hand_deadwood(env.observe("player_0")["observation"][None])[0]) == ginenv.deadwood(
-    ...     ginenv.decode(env.observe("player_0")).hand)
-    True
-    """
-    masks = ((obs[:, SLICES["hand"]] > 0.5) * _BITS).sum(axis=1)
-    return np.array([least_discard_deadwood(int(m)) if int(m).bit_count() == 11 else mask_deadwood(int(m))
-                     for m in masks], dtype=np.int64)
 
 
 class Collector:
@@ -134,7 +117,6 @@ class Collector:
         last = np.full((n, 2), -1, dtype=np.int64)  # each seat's last recorded step in this rollout
         stats = RolloutStats()
         shaping = self.cfg.shaping.deadwood * self.cfg.env.reward_scale
-        rows = np.arange(n)
         for t in range(steps):
             to_act = self.to_act.astype(np.int64)
             learner = (self.opponent == self._self_index) | (to_act == self.learner_seat)
@@ -198,7 +180,7 @@ class Collector:
             finished = np.flatnonzero(has & ended)
             done_buf[last[finished, seat], finished] = True
             last[np.flatnonzero(learns & ended), seat] = -1  # a new episode: no decision yet
-        for i, info in enumerate(infos):
+        for info in infos:
             if "hand_result" in info:
                 outcome = info["hand_result"]["outcome"]
                 stats.outcomes[outcome] = stats.outcomes.get(outcome, 0) + 1
