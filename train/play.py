@@ -25,7 +25,7 @@ from ginenv.cards import CARD_TEXTS, InvalidCardError, parse_card
 from ginenv.encoding import ObservationView
 from ginenv.episode import AGENTS
 from ginenv.hand import HandState
-from ginenv.match import game_result
+from ginenv.match import GameResult, game_result
 from ginenv.melds import deadwood, mask_of
 from ginenv.render import arranged
 
@@ -269,73 +269,144 @@ def human_action(observation: dict[str, np.ndarray], stdin: TextIO, stdout: Text
             stdout.write(f"{err}\n")
 
 
+class Table:
+    """A person's game (or hand) against the agent ``opponent``, moved on one decision at a
+    time; the terminal (:func:`play`) and the web page (:mod:`train.serve`) drive it.
+
+    The agent's turns are played as soon as it is to act.  ``seat`` is the person's
+    (``"0"``, ``"1"`` or ``"random"``); ``seed`` fixes the seat draw, the deals and the agent.
+    After each hand the table waits (``between_hands``) for :meth:`next_hand`; ``finished``
+    holds the hands played with their ``hand_result`` infos, ``game`` the game's result once
+    it is over.
+
+    >>> table = Table("simple", episode="hand", seed=3, seat="0")
+    >>> table.names, table.over, table.between_hands
+    (('you', 'simple'), False, False)
+    >>> while not table.over:
+    ...     table.move(int(np.flatnonzero(table.observation()["action_mask"])[0]))
+    >>> len(table.finished), table.between_hands
+    (1, True)
+    """
+
+    def __init__(self, opponent: str, *, ruleset: str = "pagat", episode: str = "game", seed: Optional[int] = None,
+                 seat: str = "random") -> None:
+        rng = np.random.default_rng(seed)
+        self.me = int(rng.integers(2)) if seat == "random" else int(seat)
+        self.agent = make_agent(opponent, seed=int(rng.integers(2**31)))
+        self.env = ginenv.raw_env(ruleset=ruleset, episode=episode)
+        self.env.reset(seed=int(rng.integers(2**31)))
+        names = ("you", opponent)
+        self.names: tuple[str, str] = names if self.me == 0 else names[::-1]
+        self.players = ["human", opponent] if self.me == 0 else [opponent, "human"]
+        self.news: list[str] = []
+        self.finished: list[tuple[HandState, dict[str, Any]]] = []
+        self.game: Optional[GameResult] = None
+        self.between_hands = False
+        self.agent.reset()
+        self._agent_turns()
+
+    @property
+    def over(self) -> bool:
+        """Whether the episode (the game, or the single hand) has ended."""
+        name = self.env.agent_selection
+        return bool(self.env.terminations[name] or self.env.truncations[name])
+
+    @property
+    def scores(self) -> list[int]:
+        """Running points by seat over the finished hands."""
+        return rescore([hand.result for hand, _ in self.finished])  # type: ignore[misc]
+
+    def observation(self) -> dict[str, np.ndarray]:
+        """The person's observation (their action mask is all zeros when they are not to act)."""
+        return self.env.observe(AGENTS[self.me])
+
+    def take_news(self) -> list[str]:
+        """What happened since the last call, in words (and forget it)."""
+        news, self.news = self.news, []
+        return news
+
+    def record(self) -> dict[str, Any]:
+        """The finished hands as a game record (:func:`train.replay.game_record`)."""
+        return game_record(self.players, self.env.ruleset, self.env.episode, [hand.log() for hand, _ in self.finished],
+                           [result for _, result in self.finished])
+
+    def move(self, action: int) -> None:
+        """The person's move (a legal action id), then the agent's turns."""
+        if self.over or self.between_hands or AGENTS.index(self.env.agent_selection) != self.me:
+            raise ValueError("it is not your turn")
+        before = ginenv.decode(self.observation()).hand
+        hand = self._step(action)
+        if action == DRAW_STOCK and not hand.is_over:
+            self.news.append(f"you drew {_cards(set(ginenv.decode(self.observation()).hand) - set(before))}")
+        self._agent_turns()
+
+    def next_hand(self) -> None:
+        """Leave the finished hand's summary: the next hand of the game starts."""
+        if self.over or not self.between_hands:
+            raise ValueError("no hand is waiting to start")
+        self.between_hands = False
+        self.agent.reset()
+        self._agent_turns()
+
+    def _agent_turns(self) -> None:
+        """The agent's moves until the person is to act or a hand ends."""
+        while not (self.over or self.between_hands) and AGENTS.index(self.env.agent_selection) != self.me:
+            observation = self.env.observe(self.env.agent_selection)
+            action, top = self.agent.act(observation), self.env.hand.top_discard
+            self._step(action)
+            self.news.append(f"{self.names[1 - self.me]} {move_text(action, top)}")
+
+    def _step(self, action: int) -> HandState:
+        """Apply ``action`` of the seat to act; note a hand that ends.  Returns that hand."""
+        name, hand = self.env.agent_selection, self.env.hand
+        self.env.step(action)
+        info = self.env.infos[name]
+        if "hand_result" in info:
+            self.finished.append((hand, info["hand_result"]))
+            self.between_hands = True
+            if "game_result" in info:
+                self.game = game_result(self.env.ruleset, self.scores, info["game_result"]["hands_won"])
+        return hand
+
+
 def play(opponent: str, *, ruleset: str = "pagat", episode: str = "game", seed: Optional[int] = None,
          seat: str = "random", stdin: TextIO, stdout: TextIO, log: Optional[str] = None) -> None:
-    """One game (or hand) of a person against the agent ``opponent``; ``seat`` is the person's
-    (``"0"``, ``"1"`` or ``"random"``).  ``log``: append the game to this JSON-lines file
+    """One game (or hand) of a person against the agent ``opponent`` in the terminal (the
+    arguments as :class:`Table`'s).  ``log``: append the game to this JSON-lines file
     (also a game left early, when a hand of it was finished)."""
-    rng = np.random.default_rng(seed)
-    me = int(rng.integers(2)) if seat == "random" else int(seat)
-    agent = make_agent(opponent, seed=int(rng.integers(2**31)))
-    env = ginenv.raw_env(ruleset=ruleset, episode=episode)
-    env.reset(seed=int(rng.integers(2**31)))
-    players, names = ["human", opponent], ["you", opponent]
-    if me == 1:
-        players, names = players[::-1], names[::-1]
+    table = Table(opponent, ruleset=ruleset, episode=episode, seed=seed, seat=seat)
     if log is not None:
         open(log, "a", encoding="utf-8").close()  # an unwritable path fails now, not after the game
-    finished: list[tuple[HandState, dict[str, Any]]] = []
     try:
-        _play_game(env, agent, me, names, stdin, stdout, finished)
+        _play_game(table, stdin, stdout)
     except (Quit, KeyboardInterrupt):
         stdout.write("\nbye\n")
     finally:
-        if log is not None and finished:
-            write_records(log, [game_record(players, env.ruleset, episode, [hand.log() for hand, _ in finished],
-                                            [result for _, result in finished])], append=True)
+        if log is not None and table.finished:
+            write_records(log, [table.record()], append=True)
             stdout.write(f"game written to {log}\n")
 
 
-def _play_game(env: Any, agent: Any, me: int, names: Sequence[str], stdin: TextIO, stdout: TextIO,
-               finished: list[tuple[HandState, dict[str, Any]]]) -> None:
-    """The game loop: the agent's and the person's turns until the episode ends; each
-    finished hand goes into ``finished`` with its ``hand_result`` info.  ``names`` by seat:
-    ``"you"`` and the agent's spec."""
-    news: list[str] = []
-    seated = player_names(names)
-    agent.reset()
+def _play_game(table: Table, stdin: TextIO, stdout: TextIO) -> None:
+    """The terminal's loop: the person's screens and moves, each hand's summary, until the
+    episode ends."""
+    seated = player_names(table.names)
     while True:
-        name = env.agent_selection
-        if env.terminations[name] or env.truncations[name]:
+        if not table.between_hands:
+            observation = table.observation()
+            stdout.write("\n" + screen(ginenv.decode(observation), observation["action_mask"], table.names, table.me,
+                                       len(table.finished) + 1, table.take_news()) + "\n")
+            table.move(human_action(observation, stdin, stdout))
+            continue
+        hand = table.finished[-1][0]
+        stdout.write("\n" + "".join(line + "\n" for line in table.take_news()) + hand_summary(hand, seated) + "\n")
+        if table.env.episode == "game":
+            scores = table.scores
+            stdout.write(f"running score: {seated[0]} {scores[0]} - {seated[1]} {scores[1]}\n")
+        if table.game is not None:
+            stdout.write(game_summary(table.game, seated) + "\n")
+        if table.over:
             return
-        hand, observation = env.hand, env.observe(name)
-        top = hand.top_discard
-        if AGENTS.index(name) == me:
-            stdout.write("\n" + screen(ginenv.decode(observation), observation["action_mask"], names, me,
-                                       len(finished) + 1, news) + "\n")
-            action = human_action(observation, stdin, stdout)
-            news = []
-        else:
-            action = agent.act(observation)
-            news.append(f"{names[1 - me]} {move_text(action, top)}")
-        env.step(action)
-        if action == DRAW_STOCK and AGENTS.index(name) == me and not hand.is_over:
-            drawn = set(ginenv.decode(env.observe(name)).hand) - set(ginenv.decode(observation).hand)
-            news.append(f"you drew {_cards(drawn)}")
-        info = env.infos[name]
-        if "hand_result" not in info:
-            continue
-        finished.append((hand, info["hand_result"]))
-        stdout.write("\n" + "".join(line + "\n" for line in news) + hand_summary(hand, seated) + "\n")
-        news = []
-        if env.episode != "game":
-            continue
-        scores = rescore([h.result for h, _ in finished])
-        stdout.write(f"running score: {seated[0]} {scores[0]} - {seated[1]} {scores[1]}\n")
-        if "game_result" in info:
-            won = info["game_result"]["hands_won"]
-            stdout.write(game_summary(game_result(env.ruleset, scores, won), seated) + "\n")
-        else:
-            if VERBS.get(ask(stdin, stdout, NEXT_HAND).strip().lower()) == "quit":
-                raise Quit
-            agent.reset()
+        if VERBS.get(ask(stdin, stdout, NEXT_HAND).strip().lower()) == "quit":
+            raise Quit
+        table.next_hand()
