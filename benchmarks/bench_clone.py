@@ -33,7 +33,7 @@ def main() -> None:
     torch.set_num_threads(1)
     torch.manual_seed(0)
     cfg = load_config(None, [f"clone.agent={args.agent}", f"clone.decisions={args.decisions}", "env.num_envs=128"])
-    obs, masks, actions, _ = record_decisions(cfg, progress_bar=False)
+    obs, masks, actions, *_ = record_decisions(cfg, progress_bar=False)
     split = int(len(actions) * 0.9)
     net = PolicyNet(cfg.policy)
     with torch.no_grad():

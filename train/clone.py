@@ -1,10 +1,13 @@
 """Behaviour-cloning warm start: imitate an agent's decisions before PPO.
 
 The agent (``clone.agent``, any spec of :func:`agents.make_agent`) plays both seats of
-``env.num_envs`` games on the batched env until ``clone.decisions`` decisions are recorded;
-the policy then minimises the cross-entropy of the agent's actions under the masked policy
+``env.num_envs`` games on the batched env, in chunks of ``clone.chunk`` decisions, until
+``clone.decisions`` decisions are recorded (``clone.workers`` processes record chunks side by
+side; a slow agent such as ``montecarlo`` is worth it, and the kept chunks let a killed
+recording resume); the policy then minimises the cross-entropy of the agent's actions under the masked policy
 (:class:`agents.masked.MaskedCategorical`) for ``clone.epochs`` passes, and the value head
-regresses the seat's discounted return (so PPO starts with a sensible critic).
+regresses the seat's discounted return where the episode ended within its chunk (so PPO
+starts with a sensible critic).
 
 >>> from agents.neural import PolicyNet
 >>> from train.config import load_config
@@ -15,7 +18,13 @@ regresses the seat's discounted return (so PPO starts with a sensible critic).
 """
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import json
+import math
+import multiprocessing
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable, Optional
 
 import numpy as np
 import torch
@@ -31,50 +40,143 @@ from .config import RunConfig
 from .evaluate import derive_seed
 
 
-def record_decisions(cfg: RunConfig, progress_bar: bool = True) -> tuple[np.ndarray, ...]:
-    """``(obs, masks, actions, returns)`` of ``clone.decisions`` decisions of ``clone.agent``
-    playing itself; ``returns`` is each decision's discounted reward-to-go for its seat (0 for
-    decisions whose episode was still going when recording stopped)."""
-    e, c = cfg.env, cfg.clone
-    agent = make_agent(c.agent, seed=derive_seed(cfg.seed, 5))
-    venv = VectorGinEnv(e.num_envs, ruleset=e.ruleset, episode=e.episode, reward_mode=e.reward_mode,
-                        reward_scale=e.reward_scale, seed=derive_seed(cfg.seed, 6))
+@dataclass(frozen=True)
+class Recording:
+    """Everything that decides the recorded games: ``chunks`` independent batches of
+    ``num_envs`` games, each stepped ``steps`` times by ``agent`` in both seats.
+
+    Chunk ``k`` is seeded by ``(seed, k)`` alone, so chunks can be recorded in any order, by
+    any process, and kept: only the actions are stored, the observations are replayed.
+
+    >>> rec = Recording("random", {"ruleset": "pagat", "episode": "hand"}, num_envs=4, steps=5, chunks=2, seed=0)
+    >>> rec.decisions, len(rec.key())
+    (40, 16)
+    """
+
+    agent: str
+    env_kwargs: dict[str, Any]
+    num_envs: int
+    steps: int
+    chunks: int
+    seed: int
+
+    @classmethod
+    def of(cls, cfg: RunConfig) -> "Recording":
+        """The recording ``cfg.clone`` asks for: whole chunks of ``clone.chunk`` decisions
+        (rounded up to whole steps of ``env.num_envs`` games) covering ``clone.decisions``."""
+        e, c = cfg.env, cfg.clone
+        steps = math.ceil(min(c.chunk, c.decisions) / e.num_envs)
+        env_kwargs = {"ruleset": e.ruleset, "episode": e.episode, "reward_mode": e.reward_mode,
+                      "reward_scale": e.reward_scale}
+        return cls(str(c.agent), env_kwargs, e.num_envs, steps, math.ceil(c.decisions / (steps * e.num_envs)), cfg.seed)
+
+    @property
+    def decisions(self) -> int:
+        return self.num_envs * self.steps * self.chunks
+
+    def key(self) -> str:
+        """A short digest of what decides a chunk's actions (the cache folder's name)."""
+        fields = {k: v for k, v in asdict(self).items() if k != "chunks"}
+        return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
+
+    def env(self, chunk: int) -> VectorGinEnv:
+        return VectorGinEnv(self.num_envs, seed=derive_seed(self.seed, 6, chunk), **self.env_kwargs)
+
+
+def record_chunk(task: tuple[Recording, int, Optional[Path]]) -> tuple[int, np.ndarray]:
+    """``(k, actions)``: chunk ``k``'s ``(steps, num_envs)`` actions, read from ``folder`` when
+    kept there, else played (and kept, when a folder is given)."""
+    rec, k, folder = task
+    path = None if folder is None else folder / f"chunk_{k:05d}.npy"
+    if path is not None and path.exists():
+        return k, np.load(path)
+    agent = make_agent(rec.agent, seed=derive_seed(rec.seed, 5, k))
+    venv = rec.env(k)
+    obs, masks, _ = venv.reset()
+    actions = np.empty((rec.steps, rec.num_envs), dtype=np.int16)
+    for t in range(rec.steps):
+        actions[t] = act_batch(agent, obs, masks)
+        obs, masks, *_ = venv.step(actions[t])
+    if path is not None:
+        partial = path.with_suffix(".partial.npy")
+        np.save(partial, actions)
+        partial.replace(path)
+    return k, actions
+
+
+def replay_chunk(rec: Recording, k: int, actions: np.ndarray, gamma: float) -> tuple[np.ndarray, ...]:
+    """``(obs, masks, actions, returns, finished)`` of chunk ``k`` replayed from its actions;
+    ``returns`` is each decision's discounted reward-to-go for its seat, complete where
+    ``finished`` (its episode ended within the chunk)."""
+    venv = rec.env(k)
     obs, masks, to_act = venv.reset()
-    records: list[tuple[np.ndarray, ...]] = []
-    pending: list[list[list[int]]] = [[[], []] for _ in range(e.num_envs)]  # record indices per game and seat
-    returns: list[float] = []
-    with tqdm(total=c.decisions, desc="cloning: recording", unit="dec", disable=not progress_bar) as bar:
-        while len(returns) < c.decisions:
-            actions = act_batch(agent, obs, masks)
-            for i in range(e.num_envs):
-                pending[i][int(to_act[i])].append(len(returns))
-                returns.append(0.0)
-            records.append((obs, masks, actions))
-            obs, masks, to_act, rewards, terminated, truncated, _ = venv.step(actions)
-            for i in np.flatnonzero(rewards.any(axis=1) | terminated | truncated):
-                for seat in (0, 1):
-                    _credit(returns, pending[i][seat], float(rewards[i, seat]), cfg.ppo.gamma)
-                    if terminated[i] or truncated[i]:
-                        pending[i][seat] = []
-            bar.update(e.num_envs)
-    stacked = [np.concatenate(parts) for parts in zip(*records)]
-    return (*stacked, np.array(returns, dtype=np.float32))
+    records: list[tuple[np.ndarray, np.ndarray]] = []
+    pending: list[list[list[int]]] = [[[], []] for _ in range(rec.num_envs)]  # record indices per game and seat
+    returns = np.zeros(rec.steps * rec.num_envs, dtype=np.float32)
+    finished = np.zeros(rec.steps * rec.num_envs, dtype=bool)
+    for t in range(rec.steps):
+        for i in range(rec.num_envs):
+            pending[i][int(to_act[i])].append(t * rec.num_envs + i)
+        records.append((obs, masks))
+        obs, masks, to_act, rewards, terminated, truncated, _ = venv.step(actions[t])
+        for i in np.flatnonzero(rewards.any(axis=1) | terminated | truncated):
+            for seat in (0, 1):
+                _credit(returns, pending[i][seat], float(rewards[i, seat]), gamma)
+                if terminated[i] or truncated[i]:
+                    finished[pending[i][seat]] = True
+                    pending[i][seat] = []
+    return (np.concatenate([o for o, _ in records]), np.concatenate([m for _, m in records]),
+            actions.reshape(-1).astype(np.int64), returns, finished)
 
 
-def _credit(returns: list[float], indices: list[int], reward: float, gamma: float) -> None:
+def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional[Path] = None,
+                     workers: int = 1) -> tuple[np.ndarray, ...]:
+    """``(obs, masks, actions, returns, finished)`` of at least ``clone.decisions`` decisions
+    of ``clone.agent`` playing itself (see :func:`replay_chunk`).
+
+    ``folder``: keep each chunk's actions in ``folder/<recording key>/`` and reuse the ones
+    already there (a killed recording resumes; runs of the same recording share it).
+    ``workers > 1`` records chunks in that many ``spawn`` processes; the result does not
+    depend on ``workers``.
+    """
+    rec = Recording.of(cfg)
+    keep = None if folder is None else Path(folder) / rec.key()
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        (keep / "recording.json").write_text(json.dumps(asdict(rec), indent=1), encoding="utf-8")
+    tasks = [(rec, k, keep) for k in range(rec.chunks)]
+    actions: dict[int, np.ndarray] = {}
+    with tqdm(total=rec.decisions, desc=f"cloning: recording {rec.agent}", unit="dec", disable=not progress_bar,
+              smoothing=0.05) as bar:
+        def collect(done: Iterable[tuple[int, np.ndarray]]) -> None:
+            for k, chunk_actions in done:
+                actions[k] = chunk_actions
+                bar.update(chunk_actions.size)
+        if workers == 1 or rec.chunks == 1:
+            collect(map(record_chunk, tasks))
+        else:
+            with multiprocessing.get_context("spawn").Pool(min(workers, rec.chunks)) as pool:
+                collect(pool.imap_unordered(record_chunk, tasks))
+    parts = [replay_chunk(rec, k, actions[k], cfg.ppo.gamma) for k in range(rec.chunks)]
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+
+
+def _credit(returns: np.ndarray, indices: list[int], reward: float, gamma: float) -> None:
     """Add ``reward`` to the returns of a seat's decisions, discounted back from the last."""
     for back, index in enumerate(reversed(indices)):
         returns[index] += reward * gamma ** back
 
 
-def clone(net: PolicyNet, cfg: RunConfig, progress_bar: bool = True) -> dict[str, Any]:
-    """Train ``net`` to imitate ``cfg.clone.agent``; returns the final loss and accuracy."""
+def clone(net: PolicyNet, cfg: RunConfig, progress_bar: bool = True, folder: Optional[Path] = None) -> dict[str, Any]:
+    """Train ``net`` to imitate ``cfg.clone.agent``; returns the final loss and accuracy.
+    ``folder`` keeps the recorded decisions (see :func:`record_decisions`)."""
     c = cfg.clone
-    obs, masks, actions, returns = record_decisions(cfg, progress_bar)
-    with torch.no_grad():
-        b_features = net.features(torch.from_numpy(obs))
+    obs, masks, actions, returns, finished = record_decisions(cfg, progress_bar, folder, c.workers)
+    with torch.no_grad():  # in slices: a full observation is 8.6 kB, its features a third of that
+        b_features = torch.cat([net.features(torch.from_numpy(obs[i:i + 16384])) for i in range(0, len(obs), 16384)])
+    del obs
     b_masks = torch.from_numpy(masks > 0)
-    b_actions, b_returns = torch.from_numpy(actions), torch.from_numpy(returns)
+    b_actions, b_returns, b_finished = torch.from_numpy(actions), torch.from_numpy(returns), torch.from_numpy(finished)
     optimizer = torch.optim.Adam(net.parameters(), lr=c.lr)
     generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 7))
     size, mb = len(b_actions), 256
@@ -88,7 +190,8 @@ def clone(net: PolicyNet, cfg: RunConfig, progress_bar: bool = True) -> dict[str
             logits, values = net.head(b_features[index])
             dist = MaskedCategorical(logits, b_masks[index])
             policy_loss = -dist.log_prob(b_actions[index]).mean()
-            value_loss = 0.5 * ((values - b_returns[index]) ** 2).mean()
+            counted = b_finished[index].float()  # returns cut short by the chunk's end are not targets
+            value_loss = 0.5 * (counted * (values - b_returns[index]) ** 2).sum() / counted.sum().clamp(min=1)
             optimizer.zero_grad()
             (policy_loss + cfg.ppo.vf_coef * value_loss).backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.ppo.max_grad_norm)

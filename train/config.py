@@ -127,6 +127,15 @@ class CloneConfig:
     """Passes over them."""
     lr: float = 1e-3
     """Adam learning rate of the cloning phase."""
+    chunk: int = 20_000
+    """Decisions recorded per chunk (rounded up to whole steps of ``env.num_envs`` games): the
+    unit of work of a recording process and of what is kept on disk."""
+    workers: int = 1
+    """Processes recording chunks side by side (the decisions do not depend on it)."""
+    cache: Optional[str] = None
+    """Folder keeping the recorded actions (a few bytes a decision; observations are replayed),
+    in a sub-folder per recording, so an interrupted recording resumes and runs with the same
+    agent, rules, seed and chunking share it; ``null``: the run folder's ``clone/``."""
 
 
 @dataclass(frozen=True)
@@ -274,7 +283,8 @@ CHECKS: dict[str, Any] = {
     "league.prioritise": _number(0, 100),
     "shaping.deadwood": _number(0, 100),
     "clone.agent": _optional(_agent_spec), "clone.decisions": _int(1, 10**8), "clone.epochs": _int(1, 1000),
-    "clone.lr": _number(0, 1, open_low=True),
+    "clone.lr": _number(0, 1, open_low=True), "clone.chunk": _int(1, 10**7), "clone.workers": _int(1, 256),
+    "clone.cache": _optional(lambda v: None if isinstance(v, str) and v else "must be a folder path"),
     "eval.every": _int(0, 10**6), "eval.opponents": _specs, "eval.games": _int(2, 10**6),
     "eval.episode": _choice("hand", "game"), "eval.best_against": lambda v: None if isinstance(v, str) else "must be a string",
 }

@@ -238,7 +238,8 @@ def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[P
     """Run (or resume) training; returns the run folder.
 
     ``resume`` is a run folder: its saved config and newest full checkpoint are used (``cfg``
-    is ignored).  ``stop_after`` ends the session after that many updates in total (the run
+    is ignored); a run stopped before its first checkpoint starts again from its config (a
+    behaviour-cloning warm start reuses the decisions it had recorded).  ``stop_after`` ends the session after that many updates in total (the run
     can be resumed later); training otherwise goes on to ``ppo.total_steps``.
     """
     saved = None
@@ -246,7 +247,7 @@ def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[P
         run_dir = Path(resume)
         cfg = load_config(run_dir / "config.yaml")
         saved = checkpoint.latest_full(run_dir / "checkpoints")
-        if saved is None:
+        if saved is None and (run_dir / "checkpoints").exists():
             raise checkpoint.CheckpointError(f"no checkpoint to resume from in {str(run_dir / 'checkpoints')!r}")
     elif cfg is None:
         raise ValueError("train needs a config or a run to resume")
@@ -285,13 +286,16 @@ def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[P
 
 def warm_start(trainer: Trainer, progress_bar: bool = False) -> None:
     """A new run's first weights: ``init``'s checkpoint, else a behaviour-cloned policy when
-    ``clone.agent`` is set (its figures go to ``clone.json``), else the fresh ones."""
+    ``clone.agent`` is set (its figures go to ``clone.json``, its weights to ``clone.pt``), else the
+    fresh ones."""
     cfg = trainer.cfg
     if cfg.init is not None:
         trainer.net.load_state_dict(load_policy(cfg.init).state_dict())
     elif cfg.clone.agent is not None:
-        metrics = clone(trainer.net, cfg, progress_bar)
+        folder = Path(cfg.clone.cache) if cfg.clone.cache else trainer.run_dir / "clone"
+        metrics = clone(trainer.net, cfg, progress_bar, folder)
         (trainer.run_dir / "clone.json").write_text(json.dumps(metrics, indent=1), encoding="utf-8")
+        checkpoint.save_policy(trainer.net, trainer.run_dir / "clone.pt")
 
 
 def _headline(metrics: dict[str, float], last_eval: dict[str, Any]) -> dict[str, str]:

@@ -1,0 +1,105 @@
+"""Behaviour cloning's recording: chunks replay exactly, are kept and reused, do not depend on
+the number of worker processes, and a run killed while recording resumes."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.base import act_batch
+from train.clone import Recording, record_chunk, record_decisions, replay_chunk
+from train.config import load_config
+from train.evaluate import derive_seed
+from train.ppo import prepare_run, train
+
+SMALL = ["clone.agent=simple", "clone.decisions=600", "clone.chunk=200", "env.num_envs=8", "seed=3"]
+
+
+def _cfg(*extra: str):
+    return load_config(None, [*SMALL, *extra])
+
+
+def test_chunking_rounds_up_to_whole_steps_and_chunks():
+    rec = Recording.of(_cfg())
+    assert (rec.steps, rec.chunks, rec.decisions) == (25, 3, 600)
+    rec = Recording.of(_cfg("clone.decisions=601"))
+    assert rec.chunks == 4 and rec.decisions >= 601
+    assert Recording.of(_cfg("clone.decisions=10")).decisions == 16  # one chunk of two steps of 8 games
+
+
+def test_replayed_observations_are_the_ones_the_agent_saw():
+    """Only actions are kept: replaying them must give back exactly what was played."""
+    rec = Recording.of(_cfg())
+    _, actions = record_chunk((rec, 1, None))
+    agent = make_agent("simple", seed=derive_seed(rec.seed, 5, 1))
+    venv = rec.env(1)
+    obs, masks, _ = venv.reset()
+    seen, legal = [], []
+    for t in range(rec.steps):
+        seen.append(obs)
+        legal.append(masks)
+        assert np.array_equal(act_batch(agent, obs, masks), actions[t])
+        obs, masks, *_ = venv.step(actions[t])
+    replayed_obs, replayed_masks, flat_actions, returns, finished = replay_chunk(rec, 1, actions, gamma=0.99)
+    assert np.array_equal(replayed_obs, np.concatenate(seen))
+    assert np.array_equal(replayed_masks, np.concatenate(legal))
+    assert np.array_equal(flat_actions, actions.reshape(-1))
+    assert np.all(replayed_masks[np.arange(len(flat_actions)), flat_actions] > 0)
+    assert returns.shape == finished.shape == flat_actions.shape
+    assert np.any(returns[finished] != 0) and not np.any(returns[~finished] != 0) and not finished[-8:].all()
+
+
+def test_kept_chunks_are_reused_and_missing_ones_recorded(tmp_path, monkeypatch):
+    cfg = _cfg()
+    first = record_decisions(cfg, progress_bar=False, folder=tmp_path)
+    (folder,) = tmp_path.iterdir()
+    assert sorted(p.name for p in folder.glob("chunk_*.npy")) == [f"chunk_0000{k}.npy" for k in range(3)]
+    assert json.loads((folder / "recording.json").read_text())["agent"] == "simple"
+    (folder / "chunk_00001.npy").unlink()
+    again = record_decisions(cfg, progress_bar=False, folder=tmp_path)
+    for a, b in zip(first, again):
+        assert np.array_equal(a, b)
+    monkeypatch.setattr("train.clone.make_agent", _no_agent)  # every chunk is kept: nobody plays
+    assert np.array_equal(record_decisions(cfg, progress_bar=False, folder=tmp_path)[2], first[2])
+
+
+def _no_agent(*args, **kwargs):
+    raise AssertionError("a kept chunk was played again")
+
+
+def test_a_different_recording_gets_its_own_folder(tmp_path):
+    record_decisions(_cfg(), progress_bar=False, folder=tmp_path)
+    record_decisions(_cfg("env.ruleset=eaai"), progress_bar=False, folder=tmp_path)
+    record_decisions(_cfg("clone.decisions=1000"), progress_bar=False, folder=tmp_path)  # more chunks, same key
+    folders = sorted(tmp_path.iterdir())
+    assert len(folders) == 2
+    assert max(len(list(f.glob("chunk_*.npy"))) for f in folders) == 5
+
+
+def test_decisions_do_not_depend_on_workers():
+    one = record_decisions(_cfg(), progress_bar=False, workers=1)
+    two = record_decisions(_cfg(), progress_bar=False, workers=2)
+    for a, b in zip(one, two):
+        assert np.array_equal(a, b)
+
+
+def test_a_run_killed_while_recording_resumes_from_its_kept_chunks(tmp_path):
+    cfg = _cfg("ppo.total_steps=64", "ppo.rollout_steps=8", "eval.every=0", "policy.hidden=16", "policy.card_dim=4",
+               "clone.epochs=1")
+    run = prepare_run(cfg, tmp_path)  # as if killed during cloning: a config, no checkpoint
+    kept = run / "clone" / Recording.of(cfg).key()
+    kept.mkdir(parents=True)
+    record_chunk((Recording.of(cfg), 0, kept))
+    train(None, resume=run, progress_bar=False)
+    assert json.loads((run / "clone.json").read_text())["decisions"] == 600
+    assert (run / "clone.pt").is_file() and (run / "final.pt").is_file()
+
+
+@pytest.mark.parametrize("key, value", [("clone.chunk", "0"), ("clone.workers", "0"), ("clone.cache", "''")])
+def test_bad_clone_settings_are_named(key, value):
+    from train.config import ConfigError
+
+    with pytest.raises(ConfigError, match=key):
+        _cfg(f"{key}={value}")
