@@ -11,6 +11,7 @@ Sub-commands so far:
 * ``curves`` — a run's TensorBoard scalars as ``curves.csv`` and ``curves.png`` (:mod:`train.curves`).
 * ``play`` — a person against an agent in the terminal (:mod:`train.play`).
 * ``replay`` — recorded games told step by step (:mod:`train.replay`).
+* ``serve`` — a local web page: play an agent, step through a replay file (:mod:`train.serve`).
 """
 from __future__ import annotations
 
@@ -117,6 +118,17 @@ def _add_match_options(parser: argparse.ArgumentParser, games_help: str) -> None
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
+def _add_game_options(parser: argparse.ArgumentParser, default_note: str, seed_help: str) -> None:
+    """``--opponent``, ``--ruleset``, ``--episode`` and ``--seed`` of a person's game
+    (``play`` and ``serve``); ``default_note`` follows the defaults' help."""
+    parser.add_argument("--opponent", metavar="SPEC", default="greedy",
+                        help=AGENT_HELP + f" (default greedy{default_note})")
+    parser.add_argument("--ruleset", choices=sorted(PRESETS), default="pagat", help="rules preset (default pagat)")
+    parser.add_argument("--episode", choices=EPISODES, default="game",
+                        help="a whole game to the target, or a single hand (default game)")
+    parser.add_argument("--seed", type=_non_negative_int, default=None, metavar="S", help=seed_help)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ginrummy", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -190,12 +202,7 @@ def _build_parser() -> argparse.ArgumentParser:
                         description="Play Gin Rummy in the terminal against an agent. The screen shows your hand "
                                     "in its best melds with the deadwood count, the pile, the stock and what the "
                                     "opponent took or passed over; type help at the prompt for the commands.")
-    pl.add_argument("--opponent", metavar="SPEC", default="greedy", help=AGENT_HELP + " (default greedy)")
-    pl.add_argument("--ruleset", choices=sorted(PRESETS), default="pagat", help="rules preset (default pagat)")
-    pl.add_argument("--episode", choices=EPISODES, default="game",
-                    help="a whole game to the target, or a single hand (default game)")
-    pl.add_argument("--seed", type=_non_negative_int, default=None, metavar="S",
-                    help="seed of the deals, the seat draw and the agent (default: fresh each time)")
+    _add_game_options(pl, "", "seed of the deals, the seat draw and the agent (default: fresh each time)")
     pl.add_argument("--seat", choices=("0", "1", "random"), default="random", help="your seat (default random)")
     pl.add_argument("--log", metavar="FILE", default=None,
                     help="append the game to this JSON-lines file (replay it with `ginrummy replay FILE`)")
@@ -207,6 +214,20 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("file", metavar="FILE", help="a JSON-lines file of game records")
     rp.add_argument("--game", type=_positive_int, default=None, metavar="N",
                     help="only the N-th game of the file (default: all)")
+
+    sv = sub.add_parser("serve", help="a local web page: play an agent, step through replays",
+                        description="Serve a web page (standard library only) on which you play against an agent "
+                                    "with clickable cards, and step through the games of a replay file with both "
+                                    "hands shown. Open the address it prints; Ctrl-C stops it.")
+    sv.add_argument("--port", type=_non_negative_int, default=8765, metavar="P",
+                    help="port to listen on (default 8765; 0 picks a free one)")
+    sv.add_argument("--host", default="127.0.0.1",
+                    help="address to bind (default 127.0.0.1: this machine only; the server has no login)")
+    _add_game_options(sv, "; the page can choose other ones",
+                      "seed of the first game: seat draw, deals and agent (the k-th game gets S + k; default: fresh "
+                      "each time)")
+    sv.add_argument("--replay", metavar="FILE", default=None,
+                    help="a JSON-lines file of game records to step through (from play --log or eval --replays)")
     return parser
 
 
@@ -227,6 +248,14 @@ def _run_replay(args: argparse.Namespace) -> int:
     chosen = records if args.game is None else [records[args.game - 1]]
     for record in chosen:
         print("\n".join(account(record)))
+    return 0
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from .serve import serve
+
+    serve(args.host, args.port, opponent=args.opponent, ruleset=args.ruleset, episode=args.episode, seed=args.seed,
+          replay=args.replay)
     return 0
 
 
@@ -315,7 +344,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"  {report['decisions']} decisions, {report['decisions_per_s']:,.0f} decisions/s")
         return 0
     commands = {"eval": _run_eval, "tournament": _run_tournament, "train": _run_train, "curves": _run_curves,
-                "play": _run_play, "replay": _run_replay}
+                "play": _run_play, "replay": _run_replay, "serve": _run_serve}
     try:
         return commands[args.command](args)
     except (ValueError, OSError) as err:
