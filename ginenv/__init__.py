@@ -14,6 +14,7 @@ from .match import GameResult, MatchState
 from .melds import best_melds, deadwood
 from .result import HandResult
 from .rules import PRESETS, Ruleset
+from . import registration  # noqa: F401  (registers the Gymnasium ids GinRummy-v1, ...)
 
 __all__ = [
     "Deal", "GameResult", "HandResult", "HandState", "IllegalActionError", "InvalidCardError", "MatchState",

@@ -2,8 +2,10 @@
 
 :class:`SingleAgentGinEnv` wraps :class:`ginenv.env.raw_env` (``gin_rummy_v1``).  The learner
 is one seat; every turn of the other seat is played inside ``reset``/``step`` by an
-*opponent*: any callable ``opponent(observation) -> action id`` or any object with an
-``act(observation) -> action id`` method (the :mod:`agents` protocol).  The opponent gets
+*opponent*: any callable ``opponent(observation) -> action id``, any object with an
+``act(observation) -> action id`` method (the :mod:`agents` protocol), or an agent spec
+such as ``"greedy"`` (built by :func:`agents.make_agent`; what the Gymnasium ids of
+:mod:`ginenv.registration` pass).  The opponent gets
 exactly the observation dict the AEC env gives its seat (``"observation"`` and
 ``"action_mask"``) and nothing else.
 
@@ -26,7 +28,7 @@ The wrapper holds no rule logic: it uses only ``reset``/``step``/``observe``, ``
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Mapping, Optional, Union
 
 import gymnasium as gym
 import numpy as np
@@ -37,11 +39,14 @@ from .checks import checked_float, checked_seed
 from .env import AGENTS, checked_reset_options, raw_env
 
 Observation = dict[str, np.ndarray]
-Opponent = Union[Callable[[Observation], int], Any]
+OpponentSpec = Union[str, Mapping[str, Any]]
+Opponent = Union[Callable[[Observation], int], OpponentSpec, Any]
 
 SEATS = (*AGENTS, "random")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 MAX_REDEALS = 100
+END_INFOS = ("hand_result", "game_result", "hand_summary", "game_summary")
+"""The AEC env's end-of-hand / end-of-game infos that ``reset`` and ``step`` pass on."""
 """How many times in a row ``reset`` re-deals an episode that ended before the learner's turn."""
 
 
@@ -52,7 +57,10 @@ class SingleAgentGinEnv(gym.Env):
         opponent: plays the other seat.  A callable ``opponent(observation) -> int`` or an
             object with ``act(observation) -> int`` (e.g. an agent from :mod:`agents`);
             ``observation`` is the opponent's own AEC observation dict
-            (``"observation"``: float32 vector, ``"action_mask"``: int8[108]).  Default
+            (``"observation"``: float32 vector, ``"action_mask"``: int8[108]); or an agent
+            spec (``"greedy"``, ``"montecarlo:samples=64"``, ``{"name": "simple"}``: any
+            :func:`agents.make_agent` spec), built afresh with a seed derived from the seed
+            of every seeded ``reset``.  Default
             ``None``: a uniformly random legal action drawn from this env's seeded
             generator (``np_random``), so ``reset(seed=...)`` makes whole episodes
             reproducible.  If the opponent also has a ``reset()`` method (the
@@ -87,7 +95,8 @@ class SingleAgentGinEnv(gym.Env):
         ends before the learner's first turn (the opponent knocked on its very first
         turn), it is dealt again from the env's generator, up to :data:`MAX_REDEALS` times;
         with an explicit ``"deal"`` that is a ``ValueError`` instead.  The info dict
-        has ``"agent"`` (the learner's seat name), ``"skipped_episodes"`` (the number of such
+        has ``"action_mask"`` (as :meth:`action_masks`, in every info ``reset`` and ``step``
+        return), ``"agent"`` (the learner's seat name), ``"skipped_episodes"`` (the number of such
         re-deals) and, in game mode, ``"hand_result"``/``"hand_results"`` if the opponent
         already ended a hand; the reward of that hand is added to the first ``step``'s reward.
 
@@ -98,11 +107,15 @@ class SingleAgentGinEnv(gym.Env):
         truncated); ``info`` has ``"agent"`` and, when present in the span,
         ``"hand_result"`` (the last hand that ended), ``"hand_results"`` (all of them, in
         order; in game mode the opponent may end a hand and play on into the next one)
-        and ``"game_result"`` (game mode), exactly as the AEC env's ``infos`` give them.
+        and ``"game_result"`` (game mode), exactly as the AEC env's ``infos`` give them
+        (likewise its fixed-shape ``"hand_summary"`` / ``"game_summary"``; pass
+        ``info_lists=False`` to the AEC env for those alone, e.g. so that Gymnasium's
+        ``SyncVectorEnv`` can stack the infos of many envs).
         Stepping a finished episode raises ``RuntimeError``; call ``reset``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "gin_rummy_single_v0"}
+    metadata = {"render_modes": ["ansi", "human"], "name": "gin_rummy_single_v0", "render_fps": 4}
+    """``render_fps`` is nominal (Gymnasium's checker asks for one): the env never waits between frames."""
 
     def __init__(self, opponent: Optional[Opponent] = None, *, seat: str = "random", ruleset: Any = "pagat",
                  episode: str = "hand", render_mode: Optional[str] = None, reward_mode: str = "points",
@@ -112,10 +125,8 @@ class SingleAgentGinEnv(gym.Env):
             raise ValueError(f"seat must be one of {SEATS}, got {seat!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-        self._policy = _as_policy(opponent) if opponent is not None else self._random_legal_action
-        reset_hook = getattr(opponent, "reset", None)
-        self._opponent_reset: Optional[Callable[[], Any]] = reset_hook if callable(reset_hook) else None
-        self.opponent = opponent
+        self._opponent_spec = opponent if isinstance(opponent, (str, Mapping)) else None
+        self._set_opponent(agent_from_spec(opponent, None) if self._opponent_spec is not None else opponent)
         self.seat = seat
         self.illegal_action = illegal_action
         self.illegal_reward = checked_float("illegal_reward", illegal_reward, -math.inf)
@@ -144,6 +155,8 @@ class SingleAgentGinEnv(gym.Env):
         super().reset(seed=seed)
         if seed is not None:  # an independent stream, so the seat draw is not correlated with the deal
             self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,))))
+            if self._opponent_spec is not None:
+                self._set_opponent(agent_from_spec(self._opponent_spec, derived_seed(seed, 2)))
         aec_seed = seed
         for skipped in range(MAX_REDEALS + 1):
             self.agent = AGENTS[int(self.np_random.integers(2))] if seat == "random" else seat
@@ -160,7 +173,7 @@ class SingleAgentGinEnv(gym.Env):
             raise RuntimeError(f"{MAX_REDEALS + 1} episodes in a row ended before the learner's first turn")
         self._pending_reward, self._done = reward, False
         info["skipped_episodes"] = skipped
-        return self._observe(), info
+        return self._observed(info)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the opponent up to the learner's next turn."""
@@ -173,8 +186,8 @@ class SingleAgentGinEnv(gym.Env):
             if self.illegal_action == "raise":
                 raise
             self._done = True
-            info = {"agent": self.agent, "illegal_action": action, "illegal_reason": str(error)}
-            return self._observe(), self.illegal_reward, True, False, info
+            obs, info = self._observed({"agent": self.agent, "illegal_action": action, "illegal_reason": str(error)})
+            return obs, self.illegal_reward, True, False, info
         reward = self._pending_reward + aec.rewards[self.agent]
         self._pending_reward = 0.0
         info = self._collect_info({"agent": self.agent})
@@ -183,7 +196,8 @@ class SingleAgentGinEnv(gym.Env):
             reward += more_reward
         terminated, truncated = bool(aec.terminations[self.agent]), bool(aec.truncations[self.agent])
         self._done = terminated or truncated
-        return self._observe(), float(reward), terminated, truncated, info
+        obs, info = self._observed(info)
+        return obs, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now: bool[108] (all False once the episode is over).
@@ -202,6 +216,12 @@ class SingleAgentGinEnv(gym.Env):
         self.aec.close()
 
     # ----- helpers ------------------------------------------------------------
+    def _set_opponent(self, opponent: Optional[Opponent]) -> None:
+        self._policy = _as_policy(opponent) if opponent is not None else self._random_legal_action
+        reset_hook = getattr(opponent, "reset", None)
+        self._opponent_reset: Optional[Callable[[], Any]] = reset_hook if callable(reset_hook) else None
+        self.opponent = opponent
+
     def _episode_over(self) -> bool:
         return bool(self.aec.terminations[self.agent] or self.aec.truncations[self.agent])
 
@@ -209,13 +229,12 @@ class SingleAgentGinEnv(gym.Env):
         """Add the AEC env's end-of-hand / end-of-game infos of the last AEC step to ``info``
         (and tell the opponent when a new hand starts)."""
         aec_info = self.aec.infos[self.agent]
+        info.update({key: aec_info[key] for key in END_INFOS if key in aec_info})
         if "hand_result" in aec_info:
-            info["hand_result"] = aec_info["hand_result"]
             info.setdefault("hand_results", []).append(aec_info["hand_result"])
-            if self._opponent_reset is not None and not self._episode_over():
-                self._opponent_reset()
-        if "game_result" in aec_info:
-            info["game_result"] = aec_info["game_result"]
+        hand_ended = "hand_result" in aec_info or "hand_summary" in aec_info
+        if hand_ended and self._opponent_reset is not None and not self._episode_over():
+            self._opponent_reset()
         return info
 
     def _play_opponent(self, info: Optional[dict[str, Any]] = None) -> tuple[float, dict[str, Any]]:
@@ -230,13 +249,35 @@ class SingleAgentGinEnv(gym.Env):
             self._collect_info(info)
         return reward, info
 
-    def _observe(self) -> np.ndarray:
+    def _observed(self, info: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
+        """The learner's observation now, and ``info`` with its ``"action_mask"``."""
         self._last = self.aec.observe(self.agent)
-        return self._last["observation"].copy()
+        info["action_mask"] = self.action_masks()
+        return self._last["observation"].copy(), info
 
     def _random_legal_action(self, observation: Observation) -> int:
         """The default opponent: a uniformly random legal action from ``np_random``."""
         return int(self.np_random.choice(np.flatnonzero(observation["action_mask"])))
+
+
+def agent_from_spec(spec: OpponentSpec, seed: Optional[int]) -> Any:
+    """The agent that ``spec`` names (any :func:`agents.make_agent` spec), seeded with ``seed``.
+
+    >>> agent_from_spec("greedy", 0).name
+    'greedy'
+    """
+    from agents.base import make_agent  # agents builds on ginenv: imported when first needed
+
+    return make_agent(spec, seed=seed)
+
+
+def derived_seed(seed: int, stream: int) -> int:
+    """A seed for the independent stream number ``stream`` of ``seed`` (e.g. an opponent's).
+
+    >>> derived_seed(1, 2) == derived_seed(1, 2) != derived_seed(1, 3)
+    True
+    """
+    return int(np.random.SeedSequence(seed, spawn_key=(stream,)).generate_state(1, np.uint64)[0])
 
 
 def _as_policy(opponent: Opponent) -> Callable[[Observation], int]:

@@ -43,6 +43,7 @@ BUFFERS = {
     "terminated": ((), np.bool_),
     "truncated": ((), np.bool_),
     "actions": ((), np.int64),
+    "active": ((), np.bool_),
 }
 
 
@@ -77,10 +78,21 @@ class GameBatch:
         episode.move_to(self._rows[i], self._matches[i])
         return episode
 
+    def _new_episode(self, i: int) -> Episode:
+        """A new episode for game ``i`` (this batch's numbering), dealt by its generator."""
+        return self._place(i, self.spec.start(self._rngs[i]))
+
     def reset(self, seed: Optional[int]) -> None:
         if seed is not None:
             self.seed(seed)
-        self._episodes = [self._place(i, self.spec.start(rng)) for i, rng in enumerate(self._rngs)]
+        self._episodes = [self._new_episode(i) for i in range(self.count)]
+        self._write_all()
+
+    def restart(self, games: Sequence[int]) -> None:
+        """A new episode in each game of ``games`` (vector env indices; other batches' skipped)."""
+        for game in games:
+            if self.first <= game < self.first + self.count:
+                self._episodes[game - self.first] = self._new_episode(game - self.first)
         self._write_all()
 
     def get_state(self) -> dict[int, dict]:
@@ -99,7 +111,8 @@ class GameBatch:
         self._write_all()
 
     def step(self) -> dict[int, dict]:
-        """Apply ``buffers["actions"]``; returns ``{game index: info}`` for games whose hand ended."""
+        """Apply ``buffers["actions"]`` to the games marked in ``buffers["active"]`` (the others
+        stay as they are); returns ``{game index: info}`` for games whose hand ended."""
         if not self._episodes:
             raise RuntimeError("call reset() first")
         b = self.buffers
@@ -107,7 +120,16 @@ class GameBatch:
         rewards[:] = 0
         terminated[:] = False
         truncated[:] = False
-        core.apply_many(self._rows, b["actions"], self.spec.ruleset.max_turns_per_hand, self._ended)
+        max_turns = self.spec.ruleset.max_turns_per_hand
+        if b["active"].all():
+            core.apply_many(self._rows, b["actions"], max_turns, self._ended)
+        else:  # the compiled step on a copy of the active rows, written back in place
+            which = np.flatnonzero(b["active"])
+            rows, ended = self._rows[which], np.zeros(which.size, dtype=np.int64)
+            core.apply_many(rows, b["actions"][which], max_turns, ended)
+            self._rows[which] = rows
+            self._ended[:] = 0
+            self._ended[which] = ended
         infos: dict[int, dict] = {}
         for i in np.flatnonzero(self._ended).tolist():
             episode = self._episodes[i]
@@ -115,7 +137,7 @@ class GameBatch:
             infos[self.first + i] = end.info()
             rewards[i] = end.rewards
             terminated[i], truncated[i] = end.terminated, end.truncated
-            self._episodes[i] = self._place(i, self.spec.start(self._rngs[i]) if end.done else episode)
+            self._episodes[i] = self._new_episode(i) if end.done else self._place(i, episode)
         self._write_all()
         return infos
 
@@ -221,28 +243,58 @@ class VectorGinEnv:
         self._started = True
         return self._outputs("obs", "masks", "to_act")
 
-    def step(self, actions: Sequence[int]) -> tuple[Any, ...]:
-        """Apply one action per game (for its seat to act); see the class docstring."""
+    def step(self, actions: Sequence[int], active: Optional[Sequence[bool]] = None) -> tuple[Any, ...]:
+        """Apply one action per game (for its seat to act); see the class docstring.
+
+        ``active``: bool[N], the games that move (default all); the others stay exactly as
+        they are (their action is ignored, their reward is 0, their outputs repeat).
+
+        >>> venv = VectorGinEnv(2, seed=0)
+        >>> obs, masks, to_act = venv.reset()
+        >>> after = venv.step([1, 0], active=[True, False])
+        >>> bool((after[0][0] != obs[0]).any()), bool((after[0][1] == obs[1]).all())
+        (True, True)
+        """
         if not self._started:
             raise RuntimeError("call reset() first")
-        actions = np.asarray(actions)
-        if not np.issubdtype(actions.dtype, np.integer):
-            raise TypeError(f"actions must be integer action ids (0..{NUM_ACTIONS - 1}), got an array of "
-                            f"dtype {actions.dtype}")
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
-        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        legal = in_range & (self._buffers["masks"][np.arange(self.num_envs), np.where(in_range, actions, 0)] == 1)
+        actions = checked_actions(actions, self.num_envs)
+        moving = np.ones(self.num_envs, dtype=bool) if active is None else np.asarray(active)
+        if moving.dtype != np.bool_ or moving.shape != (self.num_envs,):
+            raise ValueError(f"active must be a bool array of shape ({self.num_envs},), got {moving.dtype} "
+                             f"{moving.shape}")
+        legal = legal_moves(actions, self._buffers["masks"]) | ~moving
         if not legal.all():  # checked for every game before any game changes
             bad = int(np.flatnonzero(~legal)[0])
             raise IllegalActionError(f"game {bad}: illegal action {actions[bad]!r} (legal: "
                                      f"{np.flatnonzero(self._buffers['masks'][bad]).tolist()}); no game was stepped")
-        self._buffers["actions"][:] = actions
+        self._buffers["actions"][:] = np.where(moving, actions, 0)
+        self._buffers["active"][:] = moving
         found = self._batch.step() if self._batch is not None else self._call("step")
         infos: list[dict] = [{} for _ in range(self.num_envs)]
         for i, info in found.items():
             infos[i] = info
         return (*self._outputs("obs", "masks", "to_act", "rewards", "terminated", "truncated"), infos)
+
+    def restart(self, games: Sequence[int]) -> tuple[np.ndarray, ...]:
+        """Start a new episode at once in each game of ``games`` (indices ``0..num_envs-1``),
+        dealt by that game's generator, e.g. for a game its player abandoned; the other games
+        stay as they are.  Returns ``(obs, masks, to_act)`` as :meth:`reset` does.
+
+        >>> venv = VectorGinEnv(2, seed=0)
+        >>> _ = venv.reset()
+        >>> _ = venv.step([1, 1])
+        >>> obs, masks, to_act = venv.restart([1])
+        >>> int(masks[0].sum()), int(masks[1].sum())  # game 1 is back at the upcard: take or pass
+        (10, 2)
+        """
+        if not self._started:
+            raise RuntimeError("call reset() first")
+        games = [checked_int("games[i] (a game index)", game, 0, self.num_envs - 1) for game in games]
+        if self._batch is not None:
+            self._batch.restart(games)
+        else:
+            self._call("restart", games)
+        return self._outputs("obs", "masks", "to_act")
 
     def _settings(self) -> dict[str, Any]:
         return {"num_envs": self.num_envs, **self._spec.settings()}
@@ -310,6 +362,34 @@ class VectorGinEnv:
             self.close()
 
 
+def checked_actions(actions: Any, num_envs: int) -> np.ndarray:
+    """``actions`` as an integer array of shape ``(num_envs,)``: else a ``TypeError`` (not
+    integers) or ``ValueError`` (another shape).  Their legality is :func:`legal_moves`'s.
+
+    >>> checked_actions([1.0, 2.0], 2)
+    Traceback (most recent call last):
+    ...
+    TypeError: actions must be integer action ids (0..107), got an array of dtype float64
+    """
+    actions = np.asarray(actions)
+    if not np.issubdtype(actions.dtype, np.integer):
+        raise TypeError(f"actions must be integer action ids (0..{NUM_ACTIONS - 1}), got an array of "
+                        f"dtype {actions.dtype}")
+    if actions.shape != (num_envs,):
+        raise ValueError(f"actions must have shape ({num_envs},), got {actions.shape}")
+    return actions
+
+
+def legal_moves(actions: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """bool[N]: whether ``actions[i]`` is an action id that ``masks[i]`` allows.
+
+    >>> legal_moves(np.array([1, 500]), np.ones((2, NUM_ACTIONS), dtype=np.int8)).tolist()
+    [True, False]
+    """
+    in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+    return in_range & (masks[np.arange(len(masks)), np.where(in_range, actions, 0)] == 1)
+
+
 def _check_settings(state: Any, mine: dict[str, Any]) -> None:
     """A ``ValueError`` unless ``state`` is a :meth:`VectorGinEnv.get_state` value saved with
     the settings ``mine``; it names the first setting that differs."""
@@ -331,7 +411,7 @@ def _worker(pipe: Any, first: int, count: int, total: int, spec: EpisodeSpec, na
     buffers = {name: np.ndarray((total, *shape), dtype=dtype, buffer=memories[name].buf)
                for name, (_, (shape, dtype)) in names.items()}
     batch = GameBatch(first, count, total, spec, buffers)
-    commands = {"seed": batch.seed, "reset": batch.reset, "set_state": batch.set_state,
+    commands = {"seed": batch.seed, "reset": batch.reset, "set_state": batch.set_state, "restart": batch.restart,
                 "step": lambda _: batch.step(), "get_state": lambda _: batch.get_state()}
     try:
         while True:
