@@ -7,6 +7,7 @@
 from .actions import NUM_ACTIONS, IllegalActionError, action_text, discard_action, knock_action
 from .encoding import OBSERVATION_SIZE, ObservationView, decode
 from .env import env, raw_env
+from . import gin_rummy_v1
 from .cards import InvalidCardError, card_text, card_value, parse_card, parse_cards
 from .deal import Deal
 from .hand import HandState
@@ -19,5 +20,5 @@ from . import registration  # noqa: F401  (registers the Gymnasium ids GinRummy-
 __all__ = [
     "Deal", "GameResult", "HandResult", "HandState", "IllegalActionError", "InvalidCardError", "MatchState",
     "NUM_ACTIONS", "PRESETS", "Ruleset", "action_text", "best_melds", "card_text", "card_value", "deadwood",
-    "OBSERVATION_SIZE", "ObservationView", "decode", "env", "raw_env", "discard_action", "knock_action", "parse_card", "parse_cards",
+    "OBSERVATION_SIZE", "ObservationView", "decode", "env", "gin_rummy_v1", "raw_env", "discard_action", "knock_action", "parse_card", "parse_cards",
 ]

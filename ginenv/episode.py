@@ -4,7 +4,10 @@ Written once for every env API (the AEC env :mod:`ginenv.env` and the batched
 :mod:`ginenv.vector`): :class:`EpisodeSpec` validates the settings, :class:`Episode` holds
 the hand or game in play with the match numbers the encoder shows, and :class:`HandEnd` is
 what a finished hand gives: both seats' rewards, the ``hand_result`` / ``game_result``
-infos and the done flags.  The next hand of a game starts at once.
+infos (the public contract: names, ``None`` and card lists whose lengths vary), their
+fixed-shape twins ``hand_summary`` / ``game_summary`` (see :func:`hand_summary`: numbers and
+52-card arrays only, so replay buffers can stack them) and the done flags.  The next hand of
+a game starts at once.
 
 Rewards are zero-sum (see the table in :mod:`ginenv.env`): ``"points"`` gives the signed
 points of each hand times ``reward_scale``, and the end of a game adds the game and box
@@ -26,20 +29,114 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from .cards import NUM_CARDS, cards_to_mask
 from .checks import checked_float
 from .encoding import NO_MATCH, MatchInfo
 from .deal import Deal
 from .hand import HandState
 from .result import HandResult
 from .match import GameResult, MatchState
+from .melds import ordered_cards
 from .rules import Ruleset, resolve_ruleset
+from .scoring import OUTCOMES
 
 AGENTS = ("player_0", "player_1")
 EPISODES = ("hand", "game")
 REWARD_MODES = ("points", "win_loss")
 MAX_REWARD_SCALE = 1e6
 """Largest ``reward_scale`` (rewards stay finite floats)."""
+SUMMARY_OUTCOMES = (*OUTCOMES, "dead")
+"""``hand_summary["outcome"]`` is an index into this tuple."""
+NONE = -1
+"""What a summary holds where the result holds ``None`` (no knocker, no deadwood, ...)."""
 Game = Union[HandState, MatchState]
+
+
+def hand_summary(result: HandResult) -> dict[str, Any]:
+    """A hand's result with the same keys, types and sizes every hand (a replay buffer can stack it).
+
+    Scalars are ints, with :data:`NONE` (-1) for ``None``: ``outcome`` (index into
+    :data:`SUMMARY_OUTCOMES`), ``knocker``, ``winner`` (seats), ``points``,
+    ``knocker_deadwood``, ``defender_deadwood``, ``knock_discard`` (a card id); ``doubled``
+    and ``truncated`` are bools.  Card lists are int8[52] arrays indexed by card id:
+    ``layoffs``, ``knocker_deadwood_cards`` and ``defender_deadwood_cards`` hold 1 for the
+    cards in them; ``knocker_melds`` and ``defender_melds`` hold k for a card of the k-th meld
+    as shown (1-based), 0 for no meld.  Lossless: :func:`result_from_summary` inverts it.
+
+    >>> summary = hand_summary(HandResult("gin", knocker=0, winner=0, points=45, knocker_melds=((0, 1, 2),)))
+    >>> summary["outcome"], summary["defender_deadwood"], summary["knocker_melds"][:4].tolist()
+    (1, -1, [1, 1, 1, 0])
+    """
+    def optional(value: Optional[int]) -> int:
+        return NONE if value is None else value
+
+    return {
+        "outcome": SUMMARY_OUTCOMES.index(result.outcome), "knocker": optional(result.knocker),
+        "winner": optional(result.winner), "points": result.points,
+        "knocker_deadwood": optional(result.knocker_deadwood), "defender_deadwood": optional(result.defender_deadwood),
+        "knock_discard": optional(result.knock_discard), "doubled": result.doubled, "truncated": result.truncated,
+        "layoffs": _card_numbers([result.layoffs]), "knocker_melds": _card_numbers(result.knocker_melds),
+        "defender_melds": _card_numbers(result.defender_melds),
+        "knocker_deadwood_cards": _card_numbers([result.knocker_deadwood_cards]),
+        "defender_deadwood_cards": _card_numbers([result.defender_deadwood_cards]),
+    }
+
+
+def result_from_summary(summary: dict[str, Any]) -> HandResult:
+    """The :class:`HandResult` a :func:`hand_summary` came from (``.to_dict()`` gives the
+    contract's ``hand_result`` with its lists); works on a summary read back from a buffer.
+
+    >>> result = HandResult("knock", knocker=1, winner=1, points=3, knocker_deadwood=5, defender_deadwood=8,
+    ...                     layoffs=(4,), knocker_melds=((0, 13, 26), (1, 2, 3)), knock_discard=51)
+    >>> result_from_summary(hand_summary(result)) == result
+    True
+    """
+    def optional(name: str) -> Optional[int]:
+        value = int(summary[name])
+        return None if value == NONE else value
+
+    def melds(name: str) -> tuple[tuple[int, ...], ...]:
+        numbers = np.asarray(summary[name])
+        return tuple(_ordered(numbers == k) for k in range(1, int(numbers.max(initial=0)) + 1))
+
+    return HandResult(
+        outcome=SUMMARY_OUTCOMES[int(summary["outcome"])], knocker=optional("knocker"), winner=optional("winner"),
+        points=int(summary["points"]), knocker_deadwood=optional("knocker_deadwood"),
+        defender_deadwood=optional("defender_deadwood"), layoffs=_ordered(summary["layoffs"]),
+        knocker_melds=melds("knocker_melds"), defender_melds=melds("defender_melds"),
+        knocker_deadwood_cards=_ordered(summary["knocker_deadwood_cards"]),
+        defender_deadwood_cards=_ordered(summary["defender_deadwood_cards"]),
+        knock_discard=optional("knock_discard"), doubled=bool(summary["doubled"]), truncated=bool(summary["truncated"]))
+
+
+def game_summary(result: GameResult) -> dict[str, Any]:
+    """A game's result as fixed-shape numbers: ``winner`` (seat), ``game_bonus``, ``shutout``
+    and, as int64[2] arrays indexed by seat, ``scores``, ``hands_won``, ``box_bonus``,
+    ``final_scores`` (see the contract's ``game_result``).
+
+    >>> from ginenv.match import game_result
+    >>> game_summary(game_result(Ruleset(), [104, 0], [3, 0]))["final_scores"].tolist()
+    [364, 0]
+    """
+    def pair(values: Sequence[int]) -> np.ndarray:
+        return np.asarray(values, dtype=np.int64)
+
+    return {"winner": result.winner, "game_bonus": result.game_bonus, "shutout": result.shutout,
+            "scores": pair(result.scores), "hands_won": pair(result.hands_won), "box_bonus": pair(result.box_bonus),
+            "final_scores": pair(result.final_scores)}
+
+
+def _card_numbers(groups: Sequence[Sequence[int]]) -> np.ndarray:
+    """int8[52]: k (1-based) for each card of the k-th group, 0 for the others."""
+    numbers = np.zeros(NUM_CARDS, dtype=np.int8)
+    for k, group in enumerate(groups, 1):
+        numbers[list(group)] = k
+    return numbers
+
+
+def _ordered(flags: Any) -> tuple[int, ...]:
+    """The cards whose entries are set, in display order."""
+    return tuple(ordered_cards(cards_to_mask(np.flatnonzero(flags).tolist())))
 
 
 @dataclass(frozen=True)
@@ -66,6 +163,14 @@ class HandEnd:
         if self.game_result is not None:
             info["game_result"] = self.game_result.to_dict(names)
         return info
+
+    def summary(self) -> dict[str, Any]:
+        """The same as :meth:`info` in fixed shape: ``hand_summary`` (:func:`hand_summary`)
+        and, at the end of a game, ``game_summary`` (:func:`game_summary`)."""
+        summary = {"hand_summary": hand_summary(self.hand_result)}
+        if self.game_result is not None:
+            summary["game_summary"] = game_summary(self.game_result)
+        return summary
 
 
 @dataclass(frozen=True)
@@ -232,4 +337,5 @@ def _signed(seat: int, value: float) -> float:
     return value if seat == 0 else -value
 
 
-__all__ = ["AGENTS", "EPISODES", "REWARD_MODES", "HandEnd", "EpisodeSpec", "Episode"]
+__all__ = ["AGENTS", "EPISODES", "NONE", "REWARD_MODES", "SUMMARY_OUTCOMES", "HandEnd", "EpisodeSpec", "Episode",
+           "game_summary", "hand_summary", "result_from_summary"]
