@@ -114,7 +114,10 @@ def _add_match_options(parser: argparse.ArgumentParser, games_help: str) -> None
                         help="evaluation seed: deals and agent seeds derive from it; the same seed gives the "
                              "same results for any --workers (default 0)")
     parser.add_argument("--workers", type=_positive_int, default=None, metavar="K",
-                        help="processes to play in (default: all CPU cores)")
+                        help="processes to play in (default: all CPU cores; with --backend ray, the cluster's)")
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="play in local processes, or as Ray tasks on the cluster at RAY_ADDRESS (else a Ray "
+                             "runtime on this machine; needs pip install -e '.[ray]'); the same results (default local)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -304,7 +307,8 @@ def _run_eval(args: argparse.Namespace) -> int:
     if args.json:
         _check_writable_file(args.json, "--json")
     result = evaluate(args.agent_a, args.agent_b, args.games, ruleset=args.ruleset, episode=args.episode,
-                      seed=args.seed, workers=args.workers, progress=not args.no_progress, replays=args.replays)
+                      seed=args.seed, workers=args.workers, progress=not args.no_progress, replays=args.replays,
+                      backend=args.backend)
     print(format_report(result))
     if args.json:
         with open(args.json, "w") as handle:
@@ -322,7 +326,8 @@ def _run_tournament(args: argparse.Namespace) -> int:
     _check_writable_dir(args.out_dir, "--out-dir")
     result = tournament(args.agents, args.games, ruleset=args.ruleset, episode=args.episode, seed=args.seed,
                         workers=args.workers, progress=not args.no_progress, intervals=args.intervals,
-                        bootstrap_samples=args.bootstrap, prior=args.prior, replays=args.replays)
+                        bootstrap_samples=args.bootstrap, prior=args.prior, replays=args.replays,
+                        backend=args.backend)
     s = result.settings
     print(f"round robin of {len(result.agents)} agents: {s['games_per_pairing']} games per pairing "
           f"({s['ruleset']}, episode={s['episode']}, seed {s['seed']}, {s['workers']} workers, "

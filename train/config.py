@@ -155,9 +155,31 @@ class EvalConfig:
 
 
 @dataclass(frozen=True)
+class RolloutConfig:
+    """Where rollouts are collected: in this process, or on Ray actors (:mod:`train.shards`)."""
+
+    backend: str = "local"
+    """``local``: one collector in the trainer's process.  ``ray``: ``workers`` Ray actors each
+    step their share of ``env.num_envs`` games with a copy of the policy and the league, and
+    return their decisions; the weights are broadcast after every update (needs
+    ``pip install -e '.[ray]'``).  The two backends draw different random numbers: a run is
+    reproducible for a given seed, backend and ``workers``."""
+    workers: int = 2
+    """Ray actors collecting rollouts (``ray`` only); each steps about ``env.num_envs / workers``
+    games.  A worker that dies is started again from its last state and its rollout is replayed."""
+    cpus_per_worker: float = 1.0
+    """CPUs Ray reserves for each worker (``ray`` only); Ray gives torch in a worker that many
+    threads (at least one)."""
+    address: Optional[str] = None
+    """Ray cluster to join (``ray`` only): ``auto``, ``HOST:6379`` or ``ray://HOST:10001``;
+    ``null``: the ``RAY_ADDRESS`` environment variable, else the cluster ``ray start`` started on
+    this machine, else a new Ray runtime in the trainer's process."""
+
+
+@dataclass(frozen=True)
 class RunConfig:
     """One training run.  Sections: ``env``, ``policy``, ``ppo``, ``league``, ``shaping``,
-    ``clone``, ``eval``."""
+    ``clone``, ``eval``, ``rollout``."""
 
     name: str = "run"
     """Run name: outputs go to ``OUT/NAME`` (``OUT`` defaults to ``runs``)."""
@@ -181,6 +203,7 @@ class RunConfig:
     shaping: ShapingConfig = field(default_factory=ShapingConfig)
     clone: CloneConfig = field(default_factory=CloneConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
 
 
 # ----- validation -----------------------------------------------------------------------
@@ -259,6 +282,16 @@ def _opponents(value: Any) -> Optional[str]:
     return None
 
 
+def _backend(value: Any) -> Optional[str]:
+    if value not in ("local", "ray"):
+        return "must be one of ['local', 'ray']"
+    if value == "ray":
+        from .ray_backend import ray_missing
+
+        return ray_missing()
+    return None
+
+
 def _specs(value: Any) -> Optional[str]:
     if not isinstance(value, (list, tuple)):
         return "must be a list of agent specs"
@@ -287,6 +320,8 @@ CHECKS: dict[str, Any] = {
     "clone.cache": _optional(lambda v: None if isinstance(v, str) and v else "must be a folder path"),
     "eval.every": _int(0, 10**6), "eval.opponents": _specs, "eval.games": _int(2, 10**6),
     "eval.episode": _choice("hand", "game"), "eval.best_against": lambda v: None if isinstance(v, str) else "must be a string",
+    "rollout.backend": _backend, "rollout.workers": _int(1, 4096), "rollout.cpus_per_worker": _number(0, 1024, open_low=True),
+    "rollout.address": _optional(lambda v: None if isinstance(v, str) and v else "must be a Ray address"),
 }
 """Key -> check returning an error text (or None); every field of :class:`RunConfig` has one."""
 
@@ -311,7 +346,8 @@ def field_docs(cls: type = RunConfig, prefix: str = "") -> dict[str, str]:
 
 
 _SECTIONS: dict[str, type] = {"env": EnvConfig, "policy": Architecture, "ppo": PPOConfig, "league": LeagueConfig,
-                              "shaping": ShapingConfig, "clone": CloneConfig, "eval": EvalConfig}
+                              "shaping": ShapingConfig, "clone": CloneConfig, "eval": EvalConfig,
+                              "rollout": RolloutConfig}
 
 
 def _refuse_unknown(kind: type, data: dict[str, Any], prefix: str) -> None:
@@ -406,6 +442,9 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
     if cfg.eval.best_against not in cfg.eval.opponents:
         raise ConfigError(f"eval.best_against: must be one of eval.opponents {list(cfg.eval.opponents)}, "
                           f"got {cfg.eval.best_against!r}")
+    if cfg.rollout.backend == "ray" and cfg.rollout.workers > cfg.env.num_envs:
+        raise ConfigError(f"rollout.workers: must be at most env.num_envs ({cfg.env.num_envs}) so that every worker "
+                          f"has a game, got {cfg.rollout.workers}")
     resolve_ruleset(cfg.env.ruleset)
     if cfg.init is not None:
         _check_init(cfg.init, cfg.policy)

@@ -10,9 +10,10 @@ game and in seat 1 in the second.  Luck of the deal thus cancels within a pair.
   ``env.last()``, and ``reset()`` is called at the start of every hand.  Worker processes
   build agents by name, so an agent must be registered when :mod:`agents` is imported
   (``workers=1`` plays in this process and also sees agents registered at run time).
-* Work is split by pair index across ``workers`` processes (``spawn``); every pair depends
-  only on ``(seed, pair)``, so the results are identical for any worker count (only the
-  timing fields differ).
+* Work is split by pair index across ``workers`` processes (``spawn``), or with
+  ``backend="ray"`` across Ray tasks on a cluster (:func:`train.ray_backend.ray_map`); every
+  pair depends only on ``(seed, pair)``, so the results are identical for any worker count
+  and either backend (only the timing fields differ).
 * Statistics (:mod:`train.stats`): the win rate of A (a draw — a dead hand in
   ``episode="hand"`` — counts 1/2) with a pair-cluster interval (Student t on the pair
   means, Wilson when degenerate); an exact two-sided sign test over the pairs one side won
@@ -46,6 +47,8 @@ from .stats import pair_cluster_interval, sign_test
 AgentSpec = Union[str, Mapping[str, Any]]
 OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
 TIMING_FIELDS = ("elapsed_s", "decisions_per_s", "decisions_per_worker_s", "act_ms_a", "act_ms_b", "workers")
+BACKENDS = ("local", "ray")
+"""Where the pairs are played: local processes, or Ray tasks (``pip install -e '.[ray]'``)."""
 
 
 def derive_seed(*keys: int) -> int:
@@ -213,11 +216,12 @@ def _play_chunk(task: tuple[int, MatchPlan, int, int]) -> tuple[int, list[PairRe
 
 
 def run_plans(plans: Sequence[MatchPlan], pairs: int, workers: int = 1, progress: bool = False,
-              desc: str = "pairs", replays: Optional[str] = None) -> list[list[PairRecord]]:
+              desc: str = "pairs", replays: Optional[str] = None, backend: str = "local") -> list[list[PairRecord]]:
     """Play ``pairs`` mirrored pairs of every plan; records per plan, in pair order.
 
-    ``workers > 1`` spreads chunks of pair indices over a ``spawn`` process pool; the
-    records do not depend on ``workers`` or on the chunking.  ``replays``: write every
+    ``workers > 1`` spreads chunks of pair indices over a ``spawn`` process pool;
+    ``backend="ray"`` plays the chunks (sized for ``workers``) as Ray tasks instead.  The
+    records do not depend on ``workers``, the chunking or the backend.  ``replays``: write every
     game to this JSON-lines file, plan after plan in pair order (:mod:`train.replay`).
     """
     if replays is not None:
@@ -233,7 +237,11 @@ def run_plans(plans: Sequence[MatchPlan], pairs: int, workers: int = 1, progress
             for plan_index, chunk_records in done:
                 records[plan_index].extend(chunk_records)
                 bar.update(len(chunk_records))
-        if workers == 1:
+        if backend == "ray":
+            from .ray_backend import ray_map
+
+            collect(ray_map(_play_chunk, tasks))
+        elif workers == 1:
             collect(map(_play_chunk, tasks))
         else:
             with multiprocessing.get_context("spawn").Pool(workers) as pool:
@@ -346,13 +354,31 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
+def resolve_workers(workers: Optional[int], backend: str) -> int:
+    """``workers``, else all the CPU cores: of this machine, or of the Ray cluster."""
+    if workers:
+        return workers
+    if backend == "ray":
+        from .ray_backend import cluster_cpus
+
+        return cluster_cpus()
+    return default_workers()
+
+
 def check_settings(agents: Sequence[AgentSpec], games: int, ruleset: str, episode: str, seed: int,
-                   workers: Optional[int], env_kwargs: Optional[Mapping[str, Any]] = None) -> int:
+                   workers: Optional[int], env_kwargs: Optional[Mapping[str, Any]] = None,
+                   backend: str = "local") -> int:
     """Validate evaluation settings (raising ``ValueError``); return the number of pairs."""
     checked_int("games", games, 1)
     checked_seed(seed)
     if workers is not None:
         checked_int("workers", workers, 1)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "ray":
+        from .ray_backend import import_ray
+
+        import_ray()  # not installed: a ValueError (and ImportError) saying how to install it
     if episode not in EPISODES:
         raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
     ginenv.env(ruleset=ruleset, episode=episode, **dict(env_kwargs or {}))  # unknown ruleset etc.
@@ -364,7 +390,7 @@ def check_settings(agents: Sequence[AgentSpec], games: int, ruleset: str, episod
 def evaluate(agent_a: AgentSpec, agent_b: AgentSpec, games: int, ruleset: str = "pagat", episode: str = "game",
              seed: int = 0, workers: Optional[int] = None, progress: bool = False,
              env_kwargs: Optional[Mapping[str, Any]] = None, confidence: float = 0.95,
-             replays: Optional[str] = None) -> EvalResult:
+             replays: Optional[str] = None, backend: str = "local") -> EvalResult:
     """Play ``games`` games (``ceil(games / 2)`` mirrored pairs) of A against B and summarize.
 
     Args:
@@ -373,15 +399,16 @@ def evaluate(agent_a: AgentSpec, agent_b: AgentSpec, games: int, ruleset: str = 
         ruleset: rules preset name; ``env_kwargs`` adds env options / rule overrides.
         episode: ``"game"`` (a game to the target) or ``"hand"`` (one hand; dead = draw).
         seed: the evaluation seed; equal seeds give equal results for any ``workers``.
-        workers: processes to use (default: all cores).
+        workers: processes to use (default: all cores; with Ray, the cluster's).
         progress: show a tqdm progress bar over pairs.
         replays: write every game to this JSON-lines file (see :func:`run_plans`).
+        backend: ``"local"`` processes or ``"ray"`` tasks (the same results).
     """
-    pairs = check_settings([agent_a, agent_b], games, ruleset, episode, seed, workers, env_kwargs)
-    workers = workers or default_workers()
+    pairs = check_settings([agent_a, agent_b], games, ruleset, episode, seed, workers, env_kwargs, backend)
+    workers = resolve_workers(workers, backend)
     plan = MatchPlan(agent_a, agent_b, ruleset, episode, seed, dict(env_kwargs or {}))
     start = time.perf_counter()
-    [records] = run_plans([plan], pairs, workers, progress, replays=replays)
+    [records] = run_plans([plan], pairs, workers, progress, replays=replays, backend=backend)
     return summarize(plan, records, time.perf_counter() - start, workers, confidence)
 
 

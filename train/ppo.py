@@ -1,7 +1,8 @@
 """Self-play PPO for Gin Rummy, in the order the algorithm runs.
 
 ``train(cfg)`` loops: **collect** a rollout against the league (:mod:`train.rollout`, on
-:class:`ginenv.vector.VectorGinEnv`) -> **advantages** by GAE per seat (:mod:`train.gae`)
+:class:`ginenv.vector.VectorGinEnv`; in shards on Ray actors with ``rollout.backend: ray``,
+:mod:`train.shards`) -> **advantages** by GAE per seat (:mod:`train.gae`)
 -> **update** the masked policy with the clipped objective (:func:`ppo_update`) ->
 **league** snapshot -> **log** to TensorBoard -> **evaluate** against heuristics
 (:func:`train.evaluate.evaluate`) -> **checkpoint** (:mod:`train.checkpoint`).
@@ -37,7 +38,8 @@ from .clone import clone
 from .config import ConfigError, PPOConfig, RunConfig, load_config, to_dict
 from .evaluate import derive_seed, evaluate
 from .league import League
-from .rollout import Batch, Collector
+from .rollout import Batch
+from .shards import make_collector
 
 
 # ----- the update ---------------------------------------------------------------------------
@@ -130,7 +132,7 @@ class Trainer:
         self.net = PolicyNet(cfg.policy)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
         self.league = League(cfg.league, cfg.seed, cfg.policy)
-        self.collector = Collector(cfg, self.net, self.league)
+        self.collector = make_collector(cfg, self.net, self.league)
         self.generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 3))
         self.progress = Progress()
         self.last_eval: dict[str, Any] = {}
@@ -155,6 +157,10 @@ class Trainer:
     def save(self) -> Path:
         return checkpoint.save_full(self.state(), self.run_dir / "checkpoints", self.progress.update,
                                     self.cfg.keep_checkpoints)
+
+    def close(self) -> None:
+        """Stop the collector's workers (Ray actors with ``rollout.backend: ray``)."""
+        self.collector.close()
 
     # one iteration
     def iteration(self) -> dict[str, float]:
@@ -277,6 +283,7 @@ def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[P
     finally:
         bar.close()
         writer.close()
+        trainer.close()
     if p.global_step >= cfg.ppo.total_steps:
         checkpoint.save_policy(trainer.net, run_dir / "final.pt")
     summary = {"update": p.update, "global_step": p.global_step, "best_win_rate": p.best, "eval": trainer.last_eval}

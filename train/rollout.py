@@ -21,8 +21,9 @@ each seat's decisions.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 import torch
@@ -58,6 +59,11 @@ class Batch:
         """The last ``count`` rows (all when fewer)."""
         return Batch(*(getattr(self, name)[-count:] for name in self.__dataclass_fields__))
 
+    @staticmethod
+    def concat(parts: Sequence["Batch"]) -> "Batch":
+        """The rows of ``parts``, one after the other."""
+        return Batch(*(np.concatenate([getattr(part, name) for part in parts]) for name in Batch.__dataclass_fields__))
+
 
 @dataclass
 class RolloutStats:
@@ -69,6 +75,19 @@ class RolloutStats:
     """Learner reward per finished episode against non-self opponents (env reward units)."""
     outcomes: dict = field(default_factory=dict)
     """Hand outcome -> count, over all hands that ended."""
+
+    @staticmethod
+    def merge(parts: Sequence["RolloutStats"]) -> "RolloutStats":
+        """What ``parts`` saw together.
+
+        >>> RolloutStats.merge([RolloutStats(3, 1, [1.0], {"gin": 1}), RolloutStats(2, 1, [-1.0], {"gin": 1})])
+        RolloutStats(decisions=5, episodes=2, learner_points=[1.0, -1.0], outcomes={'gin': 2})
+        """
+        outcomes: Counter = Counter()
+        for part in parts:
+            outcomes.update(part.outcomes)
+        return RolloutStats(sum(p.decisions for p in parts), sum(p.episodes for p in parts),
+                            [x for p in parts for x in p.learner_points], dict(outcomes))
 
 
 class Collector:
@@ -99,6 +118,10 @@ class Collector:
         self.learner_seat = np.array(state["learner_seat"], dtype=np.int64)
         self.snapshot = np.array(state["snapshot"], dtype=np.int64)
         self.episode_reward = np.array(state["episode_reward"], dtype=np.float64)
+
+    def close(self) -> None:
+        """Stop the env's worker processes, if any."""
+        self.venv.close()
 
     # ----- one rollout ----------------------------------------------------------------------
     def collect(self, steps: int, generator: torch.Generator) -> tuple[Batch, RolloutStats]:

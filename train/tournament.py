@@ -25,7 +25,7 @@ import numpy as np
 
 from ginenv.checks import checked_float, checked_int
 
-from .evaluate import AgentSpec, EvalResult, MatchPlan, check_settings, default_workers, derive_seed, run_plans, \
+from .evaluate import AgentSpec, EvalResult, MatchPlan, check_settings, derive_seed, resolve_workers, run_plans, \
     spec_label, summarize
 from .ratings import ELO_BASE, ELO_PER_THETA, bootstrap_intervals, bradley_terry, elo, fisher_intervals, \
     wins_from_histograms
@@ -72,9 +72,10 @@ def tournament(agents: Sequence[AgentSpec], games: int, ruleset: str = "pagat", 
                seed: int = 0, workers: Optional[int] = None, progress: bool = False,
                env_kwargs: Optional[Mapping[str, Any]] = None, intervals: str = "bootstrap",
                bootstrap_samples: int = 1000, prior: float = 1.0, confidence: float = 0.95,
-               replays: Optional[str] = None) -> TournamentResult:
+               replays: Optional[str] = None, backend: str = "local") -> TournamentResult:
     """Play a round robin of ``games`` games per pairing and rate the agents (``replays``:
-    write every game to this JSON-lines file, see :func:`train.evaluate.run_plans`).
+    write every game to this JSON-lines file; ``backend``: ``"local"`` processes or ``"ray"``
+    tasks, the same results; see :func:`train.evaluate.run_plans`).
 
     >>> result = tournament(["random", "random"], games=2, episode="hand", workers=1, bootstrap_samples=20)
     >>> [row["agent"] for row in result.ratings] in (["random", "random#2"], ["random#2", "random"])
@@ -86,15 +87,15 @@ def tournament(agents: Sequence[AgentSpec], games: int, ruleset: str = "pagat", 
         raise ValueError(f"intervals must be one of {INTERVALS}, got {intervals!r}")
     bootstrap_samples = checked_int("bootstrap_samples", bootstrap_samples, 1, MAX_BOOTSTRAP)
     prior = checked_float("prior", prior, 0.0, closed=True)
-    pairs = check_settings(agents, games, ruleset, episode, seed, workers, env_kwargs)
-    workers = workers or default_workers()
+    pairs = check_settings(agents, games, ruleset, episode, seed, workers, env_kwargs, backend)
+    workers = resolve_workers(workers, backend)
     labels = unique_labels(agents)
     k = len(agents)
     index = [(i, j) for i in range(k) for j in range(i + 1, k)]
     plans = [MatchPlan(agents[i], agents[j], ruleset, episode, derive_seed(seed, i, j), dict(env_kwargs or {}))
              for i, j in index]
     start = time.perf_counter()
-    records = run_plans(plans, pairs, workers, progress, desc="round robin pairs", replays=replays)
+    records = run_plans(plans, pairs, workers, progress, desc="round robin pairs", replays=replays, backend=backend)
     elapsed = time.perf_counter() - start
     pairings = [summarize(plan, recs, elapsed, workers, confidence) for plan, recs in zip(plans, records)]
     for (i, j), result in zip(index, pairings):
