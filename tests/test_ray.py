@@ -66,10 +66,10 @@ class InProcessPool:
     def put(self, value: Any) -> Any:
         return value
 
-    def run(self, method: str, calls: Mapping[int, tuple]) -> tuple[dict[int, Any], list[int]]:
+    def run(self, method: str, calls: Mapping[int, tuple]) -> tuple[dict[int, Any], dict[int, str]]:
         self.calls += 1
         results = {shard: getattr(self.shards[shard], method)(*args) for shard, args in calls.items()}
-        lost = [shard for shard in calls if (self.calls, shard) in self.lose]
+        lost = {shard: f"lost in call {self.calls}" for shard in calls if (self.calls, shard) in self.lose}
         return {s: r for s, r in results.items() if s not in lost}, lost
 
     def restart(self, shard: int, state: Optional[Mapping[str, Any]]) -> None:
@@ -117,7 +117,7 @@ def test_a_lost_worker_is_restarted_from_its_shard_state_and_the_rollout_replaye
     _same(reference, _play(_sharded(cfg, pool), 3))
     assert pool.restarts == [1, 0, 0]
     always = InProcessPool(cfg, lose={(call, 0) for call in range(2, 9)})
-    with pytest.raises(RuntimeError, match=r"shard\(s\) \[0\] were lost 4 times"):
+    with pytest.raises(RuntimeError, match=r"shard\(s\) \[0\] were lost 4 times .* lost in call 5"):
         _play(_sharded(cfg, always), 1)
 
 

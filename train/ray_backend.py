@@ -97,15 +97,15 @@ class RayPool:
         """``value`` in the object store (once), for every actor."""
         return self.ray.put(value)
 
-    def run(self, method: str, calls: Mapping[int, tuple]) -> tuple[dict[int, Any], list[int]]:
-        """Shard ``i``'s actor runs ``method(*calls[i])``, all at once; results, and shards whose actor died."""
+    def run(self, method: str, calls: Mapping[int, tuple]) -> tuple[dict[int, Any], dict[int, str]]:
+        """Shard ``i``'s actor runs ``method(*calls[i])``, all at once; results, and why the actors that died did."""
         futures = {shard: getattr(self.actors[shard], method).remote(*args) for shard, args in calls.items()}
-        done, lost = {}, []
+        done, lost = {}, {}
         for shard, future in futures.items():
             try:
                 done[shard] = self.ray.get(future)
-            except self.ray.exceptions.RayActorError:
-                lost.append(shard)
+            except self.ray.exceptions.RayActorError as err:
+                lost[shard] = str(err).splitlines()[0] if str(err) else type(err).__name__
         return done, lost
 
     def restart(self, shard: int, state: Optional[Mapping[str, Any]]) -> None:

@@ -155,8 +155,9 @@ class ShardPool(Protocol):
     def put(self, value: Any) -> Any:
         """A handle that sends ``value`` to every shard (stored once)."""
 
-    def run(self, method: str, calls: Mapping[int, tuple]) -> tuple[dict[int, Any], list[int]]:
-        """Shard ``i`` runs ``method(*calls[i])``; the results by shard, and the shards whose worker was lost."""
+    def run(self, method: str, calls: Mapping[int, tuple]) -> tuple[dict[int, Any], dict[int, str]]:
+        """Shard ``i`` runs ``method(*calls[i])``; the results by shard, and why the shards whose
+        worker was lost lost it."""
 
     def restart(self, shard: int, state: Optional[Mapping[str, Any]]) -> None:
         """A fresh worker for ``shard``, restored to ``state`` (None: as built)."""
@@ -216,7 +217,7 @@ class ShardedCollector:
     def _run(self, method: str, args: Sequence[tuple]) -> list[Any]:
         """``method(*args[i])`` on every shard; a lost worker is restarted from its shard's state and retried."""
         done: dict[int, Any] = {}
-        pending = dict(enumerate(args))
+        pending, lost = dict(enumerate(args)), {}
         for _ in range(TRIES):
             results, lost = self.pool.run(method, pending)
             done.update(results)
@@ -225,7 +226,8 @@ class ShardedCollector:
             pending = {shard: pending[shard] for shard in lost}
             if not pending:
                 return [done[shard] for shard in range(len(args))]
-        raise RuntimeError(f"rollout worker(s) of shard(s) {sorted(pending)} were lost {TRIES} times in a row")
+        raise RuntimeError(f"rollout worker(s) of shard(s) {sorted(lost)} were lost {TRIES} times in a row; "
+                           f"the last time: {'; '.join(lost.values())}")
 
 
 def make_collector(cfg: RunConfig, net: PolicyNet, league: League) -> Union[Collector, ShardedCollector]:
