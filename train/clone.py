@@ -83,13 +83,16 @@ class Recording:
         return VectorGinEnv(self.num_envs, seed=derive_seed(self.seed, 6, chunk), **self.env_kwargs)
 
 
+def chunk_path(folder: Optional[Path], k: int) -> Optional[Path]:
+    """Where chunk ``k``'s actions are kept (``None``: not kept)."""
+    return None if folder is None else folder / f"chunk_{k:05d}.npy"
+
+
 def record_chunk(task: tuple[Recording, int, Optional[Path]]) -> tuple[int, np.ndarray]:
-    """``(k, actions)``: chunk ``k``'s ``(steps, num_envs)`` actions, read from ``folder`` when
-    kept there, else played (and kept, when a folder is given)."""
+    """``(k, actions)``: chunk ``k``'s ``(steps, num_envs)`` actions, played (and kept, when a
+    folder is given)."""
     rec, k, folder = task
-    path = None if folder is None else folder / f"chunk_{k:05d}.npy"
-    if path is not None and path.exists():
-        return k, np.load(path)
+    path = chunk_path(folder, k)
     agent = make_agent(rec.agent, seed=derive_seed(rec.seed, 5, k))
     venv = rec.env(k)
     obs, masks, _ = venv.reset()
@@ -144,7 +147,8 @@ def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         (keep / "recording.json").write_text(json.dumps(asdict(rec), indent=1), encoding="utf-8")
-    tasks = [(rec, k, keep) for k in range(rec.chunks)]
+    kept = {k: path for k in range(rec.chunks) if (path := chunk_path(keep, k)) is not None and path.exists()}
+    missing = [(rec, k, keep) for k in range(rec.chunks) if k not in kept]
     actions: dict[int, np.ndarray] = {}
     with tqdm(total=rec.decisions, desc=f"cloning: recording {rec.agent}", unit="dec", disable=not progress_bar,
               smoothing=0.05) as bar:
@@ -152,11 +156,12 @@ def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional
             for k, chunk_actions in done:
                 actions[k] = chunk_actions
                 bar.update(chunk_actions.size)
-        if workers == 1 or rec.chunks == 1:
-            collect(map(record_chunk, tasks))
+        collect((k, np.load(path)) for k, path in kept.items())
+        if workers == 1 or len(missing) <= 1:
+            collect(map(record_chunk, missing))
         else:
-            with multiprocessing.get_context("spawn").Pool(min(workers, rec.chunks)) as pool:
-                collect(pool.imap_unordered(record_chunk, tasks))
+            with multiprocessing.get_context("spawn").Pool(min(workers, len(missing))) as pool:
+                collect(pool.imap_unordered(record_chunk, missing))
     parts = [replay_chunk(rec, k, actions[k], cfg.ppo.gamma) for k in range(rec.chunks)]
     return tuple(np.concatenate(arrays) for arrays in zip(*parts))
 
