@@ -245,8 +245,9 @@ def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[P
 
     ``resume`` is a run folder: its saved config and newest full checkpoint are used (``cfg``
     is ignored); a run stopped before its first checkpoint starts again from its config (a
-    behaviour-cloning warm start reuses the decisions it had recorded).  ``stop_after`` ends the session after that many updates in total (the run
-    can be resumed later); training otherwise goes on to ``ppo.total_steps``.
+    behaviour-cloning warm start reuses the decisions it had recorded).  ``stop_after`` ends
+    the session after that many updates in total (the run can be resumed later); training
+    otherwise goes on to ``ppo.total_steps``.
     """
     saved = None
     if resume is not None:
