@@ -97,6 +97,55 @@ def test_a_run_killed_while_recording_resumes_from_its_kept_chunks(tmp_path):
     assert (run / "clone.pt").is_file() and (run / "final.pt").is_file()
 
 
+def test_dagger_positions_come_from_the_driver_and_labels_from_the_agent():
+    """DAgger: the driver's actions move the games, the agent's choices in those positions are the targets."""
+    rec = Recording.of(_cfg("clone.dagger=random", "clone.dagger_decisions=200"), dagger=True)
+    assert rec.driver == "random" and rec.decisions == 200 and rec.key() != Recording.of(_cfg()).key()
+    _, actions = record_chunk((rec, 0, None))
+    assert actions.shape == (2, rec.steps, rec.num_envs)
+    played, labels = actions
+    teacher, driver = make_agent("simple", seed=derive_seed(rec.seed, 5, 0)), make_agent("random", seed=derive_seed(rec.seed, 9, 0))
+    venv = rec.env(0)
+    obs, masks, _ = venv.reset()
+    for t in range(rec.steps):
+        assert np.array_equal(act_batch(teacher, obs, masks), labels[t])
+        assert np.array_equal(act_batch(driver, obs, masks), played[t])
+        obs, masks, *_ = venv.step(played[t])
+    assert not np.array_equal(played, labels)
+    replayed_obs, replayed_masks, targets, _, _ = replay_chunk(rec, 0, actions, gamma=0.99)
+    assert np.array_equal(targets, labels.reshape(-1)) and len(replayed_obs) == labels.size
+    assert np.all(replayed_masks[np.arange(len(targets)), targets] > 0)
+
+
+def test_dagger_decisions_are_added_to_the_agents_own(tmp_path):
+    cfg = _cfg("clone.dagger=random", "clone.dagger_decisions=200")
+    own = record_decisions(_cfg(), progress_bar=False)
+    both = record_decisions(cfg, progress_bar=False, folder=tmp_path)
+    assert len(both[2]) == len(own[2]) + 200 and np.array_equal(both[2][:len(own[2])], own[2])
+    assert len(list(tmp_path.iterdir())) == 2  # the agent's own games and the driver's are kept apart
+
+
+def test_a_retrained_driver_is_a_new_dagger_recording(tmp_path):
+    from agents.neural import Architecture, PolicyNet
+    from train.checkpoint import save_policy
+
+    weights = tmp_path / "driver.pt"
+    save_policy(PolicyNet(Architecture(hidden=8)), weights)
+    cfg = _cfg(f"clone.dagger=ppo:path={weights}", "clone.dagger_decisions=100")
+    first = Recording.of(cfg, dagger=True).key()
+    save_policy(PolicyNet(Architecture(hidden=16)), weights)
+    assert Recording.of(cfg, dagger=True).key() != first
+
+
+@pytest.mark.parametrize("extra", [["clone.dagger=random"], ["clone.dagger_decisions=100"],
+                                   ["clone.agent=null", "clone.dagger=random", "clone.dagger_decisions=100"]])
+def test_dagger_settings_go_together(extra):
+    from train.config import ConfigError
+
+    with pytest.raises(ConfigError, match="clone.dagger"):
+        _cfg(*extra)
+
+
 @pytest.mark.parametrize("key, value", [("clone.chunk", "0"), ("clone.workers", "0"), ("clone.cache", "''")])
 def test_bad_clone_settings_are_named(key, value):
     from train.config import ConfigError

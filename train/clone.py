@@ -4,7 +4,9 @@ The agent (``clone.agent``, any spec of :func:`agents.make_agent`) plays both se
 ``env.num_envs`` games on the batched env, in chunks of ``clone.chunk`` decisions, until
 ``clone.decisions`` decisions are recorded (``clone.workers`` processes record chunks side by
 side; a slow agent such as ``montecarlo`` is worth it, and the kept chunks let a killed
-recording resume); the policy then minimises the cross-entropy of the agent's actions under the masked policy
+recording resume).  With ``clone.dagger`` (DAgger), ``clone.dagger_decisions`` more decisions
+come from games that the ``clone.dagger`` agent (an earlier clone) plays while ``clone.agent``
+labels every position with its own choice.  The policy then minimises the cross-entropy of the agent's actions under the masked policy
 (:class:`agents.masked.MaskedCategorical`) for ``clone.epochs`` passes, and the value head
 regresses the seat's discounted return where the episode ended within its chunk (so PPO
 starts with a sensible critic).
@@ -31,7 +33,7 @@ import torch
 from tqdm import tqdm
 
 from agents import make_agent
-from agents.base import act_batch
+from agents.base import act_batch, parse_spec
 from agents.masked import MaskedCategorical
 from agents.neural import PolicyNet
 from ginenv.vector import VectorGinEnv
@@ -43,7 +45,8 @@ from .evaluate import derive_seed
 @dataclass(frozen=True)
 class Recording:
     """Everything that decides the recorded games: ``chunks`` independent batches of
-    ``num_envs`` games, each stepped ``steps`` times by ``agent`` in both seats.
+    ``num_envs`` games, each stepped ``steps`` times by ``agent`` in both seats, or by
+    ``driver`` in both seats while ``agent`` labels each position (DAgger).
 
     Chunk ``k`` is seeded by ``(seed, k)`` alone, so chunks can be recorded in any order, by
     any process, and kept: only the actions are stored, the observations are replayed.
@@ -59,28 +62,38 @@ class Recording:
     steps: int
     chunks: int
     seed: int
+    driver: Optional[str] = None
 
     @classmethod
-    def of(cls, cfg: RunConfig) -> "Recording":
+    def of(cls, cfg: RunConfig, dagger: bool = False) -> "Recording":
         """The recording ``cfg.clone`` asks for: whole chunks of ``clone.chunk`` decisions
-        (rounded up to whole steps of ``env.num_envs`` games) covering ``clone.decisions``."""
+        (rounded up to whole steps of ``env.num_envs`` games) covering ``clone.decisions``
+        (``dagger``: ``clone.dagger_decisions``, played by ``clone.dagger``)."""
         e, c = cfg.env, cfg.clone
-        steps = math.ceil(min(c.chunk, c.decisions) / e.num_envs)
+        decisions = c.dagger_decisions if dagger else c.decisions
+        steps = math.ceil(min(c.chunk, decisions) / e.num_envs)
         env_kwargs = {"ruleset": e.ruleset, "episode": e.episode, "reward_mode": e.reward_mode,
                       "reward_scale": e.reward_scale}
-        return cls(str(c.agent), env_kwargs, e.num_envs, steps, math.ceil(c.decisions / (steps * e.num_envs)), cfg.seed)
+        return cls(str(c.agent), env_kwargs, e.num_envs, steps, math.ceil(decisions / (steps * e.num_envs)), cfg.seed,
+                   c.dagger if dagger else None)
 
     @property
     def decisions(self) -> int:
         return self.num_envs * self.steps * self.chunks
 
     def key(self) -> str:
-        """A short digest of what decides a chunk's actions (the cache folder's name)."""
-        fields = {k: v for k, v in asdict(self).items() if k != "chunks"}
+        """A short digest of what decides a chunk's actions (the cache folder's name), with the
+        content of the driver's weights file, if it has one (a retrained clone is a new driver)."""
+        fields = {k: v for k, v in asdict(self).items() if k != "chunks" and (k != "driver" or v is not None)}
+        if self.driver is not None:
+            weights = parse_spec(self.driver)[1].get("path")
+            if isinstance(weights, str) and Path(weights).is_file():
+                fields["driver_weights"] = hashlib.sha256(Path(weights).read_bytes()).hexdigest()
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
     def env(self, chunk: int) -> VectorGinEnv:
-        return VectorGinEnv(self.num_envs, seed=derive_seed(self.seed, 6, chunk), **self.env_kwargs)
+        stream = 6 if self.driver is None else 9  # DAgger games get deals of their own
+        return VectorGinEnv(self.num_envs, seed=derive_seed(self.seed, stream, chunk), **self.env_kwargs)
 
 
 def chunk_path(folder: Optional[Path], k: int) -> Optional[Path]:
@@ -90,16 +103,22 @@ def chunk_path(folder: Optional[Path], k: int) -> Optional[Path]:
 
 def record_chunk(task: tuple[Recording, int, Optional[Path]]) -> tuple[int, np.ndarray]:
     """``(k, actions)``: chunk ``k``'s ``(steps, num_envs)`` actions, played (and kept, when a
-    folder is given)."""
+    folder is given); with a driver, ``(2, steps, num_envs)``: the driver's played actions and
+    the agent's labels."""
     rec, k, folder = task
     path = chunk_path(folder, k)
     agent = make_agent(rec.agent, seed=derive_seed(rec.seed, 5, k))
+    driver = None if rec.driver is None else make_agent(rec.driver, seed=derive_seed(rec.seed, 9, k))
     venv = rec.env(k)
     obs, masks, _ = venv.reset()
-    actions = np.empty((rec.steps, rec.num_envs), dtype=np.int16)
+    actions = np.empty((1 if driver is None else 2, rec.steps, rec.num_envs), dtype=np.int16)
+    played, labels = actions[0], actions[-1]
     for t in range(rec.steps):
-        actions[t] = act_batch(agent, obs, masks)
-        obs, masks, *_ = venv.step(actions[t])
+        labels[t] = act_batch(agent, obs, masks)
+        if driver is not None:
+            played[t] = act_batch(driver, obs, masks)
+        obs, masks, *_ = venv.step(played[t])
+    actions = actions[0] if driver is None else actions
     if path is not None:
         partial = path.with_suffix(".partial.npy")
         np.save(partial, actions)
@@ -108,9 +127,10 @@ def record_chunk(task: tuple[Recording, int, Optional[Path]]) -> tuple[int, np.n
 
 
 def replay_chunk(rec: Recording, k: int, actions: np.ndarray, gamma: float) -> tuple[np.ndarray, ...]:
-    """``(obs, masks, actions, returns, finished)`` of chunk ``k`` replayed from its actions;
-    ``returns`` is each decision's discounted reward-to-go for its seat, complete where
-    ``finished`` (its episode ended within the chunk)."""
+    """``(obs, masks, labels, returns, finished)`` of chunk ``k`` replayed from its actions
+    (as :func:`record_chunk` gives them); ``returns`` is each decision's discounted
+    reward-to-go for its seat, complete where ``finished`` (its episode ended within the chunk)."""
+    played, labels = (actions, actions) if actions.ndim == 2 else actions
     venv = rec.env(k)
     obs, masks, to_act = venv.reset()
     records: list[tuple[np.ndarray, np.ndarray]] = []
@@ -121,7 +141,7 @@ def replay_chunk(rec: Recording, k: int, actions: np.ndarray, gamma: float) -> t
         for i in range(rec.num_envs):
             pending[i][int(to_act[i])].append(t * rec.num_envs + i)
         records.append((obs, masks))
-        obs, masks, to_act, rewards, terminated, truncated, _ = venv.step(actions[t])
+        obs, masks, to_act, rewards, terminated, truncated, _ = venv.step(played[t])
         for i in np.flatnonzero(rewards.any(axis=1) | terminated | truncated):
             for seat in (0, 1):
                 _credit(returns, pending[i][seat], float(rewards[i, seat]), gamma)
@@ -129,20 +149,28 @@ def replay_chunk(rec: Recording, k: int, actions: np.ndarray, gamma: float) -> t
                     finished[pending[i][seat]] = True
                     pending[i][seat] = []
     return (np.concatenate([o for o, _ in records]), np.concatenate([m for _, m in records]),
-            actions.reshape(-1).astype(np.int64), returns, finished)
+            labels.reshape(-1).astype(np.int64), returns, finished)
 
 
 def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional[Path] = None,
                      workers: int = 1) -> tuple[np.ndarray, ...]:
     """``(obs, masks, actions, returns, finished)`` of at least ``clone.decisions`` decisions
-    of ``clone.agent`` playing itself (see :func:`replay_chunk`).
+    of ``clone.agent`` playing itself, then of ``clone.dagger_decisions`` positions of
+    ``clone.dagger``'s games labelled by ``clone.agent`` (see :func:`replay_chunk`).
 
     ``folder``: keep each chunk's actions in ``folder/<recording key>/`` and reuse the ones
     already there (a killed recording resumes; runs of the same recording share it).
     ``workers > 1`` records chunks in that many ``spawn`` processes; the result does not
     depend on ``workers``.
     """
-    rec = Recording.of(cfg)
+    recordings = [Recording.of(cfg)] + ([Recording.of(cfg, dagger=True)] if cfg.clone.dagger else [])
+    parts = [record(rec, cfg.ppo.gamma, progress_bar, folder, workers) for rec in recordings]
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+
+
+def record(rec: Recording, gamma: float, progress_bar: bool = True, folder: Optional[Path] = None,
+           workers: int = 1) -> tuple[np.ndarray, ...]:
+    """:func:`record_decisions` for one recording."""
     keep = None if folder is None else Path(folder) / rec.key()
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
@@ -150,7 +178,8 @@ def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional
     kept = {k: path for k in range(rec.chunks) if (path := chunk_path(keep, k)) is not None and path.exists()}
     missing = [(rec, k, keep) for k in range(rec.chunks) if k not in kept]
     actions: dict[int, np.ndarray] = {}
-    with tqdm(total=rec.decisions, desc=f"cloning: recording {rec.agent}", unit="dec", disable=not progress_bar,
+    what = rec.agent if rec.driver is None else f"{rec.agent} on {rec.driver}'s games"
+    with tqdm(total=rec.decisions, desc=f"cloning: recording {what}", unit="dec", disable=not progress_bar,
               smoothing=0.05) as bar:
         def collect(done: Iterable[tuple[int, np.ndarray]]) -> None:
             for k, chunk_actions in done:
@@ -162,7 +191,7 @@ def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional
         else:
             with multiprocessing.get_context("spawn").Pool(min(workers, len(missing))) as pool:
                 collect(pool.imap_unordered(record_chunk, missing))
-    parts = [replay_chunk(rec, k, actions[k], cfg.ppo.gamma) for k in range(rec.chunks)]
+    parts = [replay_chunk(rec, k, actions[k], gamma) for k in range(rec.chunks)]
     return tuple(np.concatenate(arrays) for arrays in zip(*parts))
 
 

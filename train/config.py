@@ -136,6 +136,12 @@ class CloneConfig:
     """Folder keeping the recorded actions (a few bytes a decision; observations are replayed),
     in a sub-folder per recording, so an interrupted recording resumes and runs with the same
     agent, rules, seed and chunking share it; ``null``: the run folder's ``clone/``."""
+    dagger: Optional[str] = None
+    """Agent spec (usually an earlier clone, ``ppo:path=...``) that plays the games of an extra
+    recording in which ``agent`` only labels each position with its own choice (DAgger): the
+    policy learns what to do in the positions its own mistakes lead to.  ``null``: none."""
+    dagger_decisions: int = 0
+    """Decisions of that extra recording (added to ``decisions``)."""
 
 
 @dataclass(frozen=True)
@@ -317,6 +323,7 @@ CHECKS: dict[str, Any] = {
     "shaping.deadwood": _number(0, 100),
     "clone.agent": _optional(_agent_spec), "clone.decisions": _int(1, 10**8), "clone.epochs": _int(1, 1000),
     "clone.lr": _number(0, 1, open_low=True), "clone.chunk": _int(1, 10**7), "clone.workers": _int(1, 256),
+    "clone.dagger": _optional(_agent_spec), "clone.dagger_decisions": _int(0, 10**8),
     "clone.cache": _optional(lambda v: None if isinstance(v, str) and v else "must be a folder path"),
     "eval.every": _int(0, 10**6), "eval.opponents": _specs, "eval.games": _int(2, 10**6),
     "eval.episode": _choice("hand", "game"), "eval.best_against": lambda v: None if isinstance(v, str) else "must be a string",
@@ -445,6 +452,10 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
     if cfg.rollout.backend == "ray" and cfg.rollout.workers > cfg.env.num_envs:
         raise ConfigError(f"rollout.workers: must be at most env.num_envs ({cfg.env.num_envs}) so that every worker "
                           f"has a game, got {cfg.rollout.workers}")
+    if (cfg.clone.dagger is None) != (cfg.clone.dagger_decisions == 0) or (cfg.clone.dagger and not cfg.clone.agent):
+        raise ConfigError("clone.dagger and clone.dagger_decisions go together, and need clone.agent (the labeller); "
+                          f"got agent={cfg.clone.agent!r}, dagger={cfg.clone.dagger!r}, "
+                          f"dagger_decisions={cfg.clone.dagger_decisions}")
     resolve_ruleset(cfg.env.ruleset)
     if cfg.init is not None:
         _check_init(cfg.init, cfg.policy)
