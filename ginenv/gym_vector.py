@@ -11,18 +11,19 @@ is their turn) until every game waits for its learner.
 **Autoreset: same step** (``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``).  When
 an episode ends, that step returns its ``terminated``/``truncated`` flag and last reward, and
 the observation is already the *next* episode's first (its opponent has moved up to the
-learner's turn).  The ended episode's info is in ``infos["final_info"]`` (masked by
-``infos["_final_info"]``).  There is no ``final_obs``: the batched engine deals the next hand
-at once and keeps no terminal observation (one without a decision: its mask is all zero).
-The only cut-off, ``max_turns_per_hand``, comes as ``truncated``; a learner that bootstraps
-truncated episodes from ``final_obs`` has to treat them as terminal here.
+learner's turn).  The ended episode's info is in ``infos["final_info"]`` and the learner's
+last observation of it (as :class:`~ginenv.single_agent.SingleAgentGinEnv` returns it at the
+end: the mask is all zero) in ``infos["final_obs"]`` (float32[N, OBSERVATION_SIZE]), both
+masked by ``infos["_final_info"]`` / ``infos["_final_obs"]``.  The only cut-off,
+``max_turns_per_hand``, comes as ``truncated``: bootstrap it from ``final_obs``.
 
 Infos are Gymnasium's dict of arrays, every key with its ``_key`` mask: ``"action_mask"``
 bool[N, 108] (as :meth:`GinVectorEnv.action_masks`), ``"agent"`` (each learner's seat name),
 and where a hand ended ``"hand_result"`` / ``"game_result"`` (the latest; object arrays that
-hold each game's contract dict, whose fields may be ``None``); under
-``illegal_action="terminate"`` a final info may hold ``"illegal_action"`` and
-``"illegal_reason"``.
+hold each game's contract dict, whose fields may be ``None``) beside their fixed-shape twins
+``"hand_summary"`` / ``"game_summary"`` (:func:`ginenv.episode.hand_summary`: a dict of typed
+arrays, one row per game, that buffers can stack); under ``illegal_action="terminate"`` a
+final info may hold ``"illegal_action"`` and ``"illegal_reason"``.
 
 ``reset(seed=s)`` seeds the games (game ``i`` deals from the ``i``-th child of
 ``SeedSequence(s)``), the seat draws and the opponent from independent streams of ``s``: the
@@ -50,7 +51,7 @@ from gymnasium.vector.utils import batch_space
 from .actions import NUM_ACTIONS, IllegalActionError
 from .checks import checked_float, checked_seed
 from .encoding import OBSERVATION_HIGH, OBSERVATION_SIZE
-from .env import AGENTS
+from .env import AGENTS, checked_reset_options
 from .single_agent import ILLEGAL_ACTION_MODES, MAX_REDEALS, SEATS, agent_from_spec, derived_seed
 from .vector import VectorGinEnv, checked_actions, legal_moves
 
@@ -72,6 +73,8 @@ class StepRecord:
     """Game -> infos of its current episode gathered in this call."""
     final: dict[int, dict] = field(default_factory=dict)
     """Game -> infos of its episode that ended in this call."""
+    final_obs: dict[int, np.ndarray] = field(default_factory=dict)
+    """Game -> its learner's last observation of the episode that ended in this call."""
     skipped: dict[int, int] = field(default_factory=dict)
     """Game -> episodes that ended before its learner's first turn (dealt again)."""
 
@@ -124,7 +127,8 @@ class GinVectorEnv(VectorEnv):
             raise TypeError(f"opponent must be an agent spec or have an act(observation) method, "
                             f"got {type(opponent).__name__}")
         self.games = VectorGinEnv(num_envs, ruleset=ruleset, episode=episode, reward_mode=reward_mode,
-                                  reward_scale=reward_scale, num_workers=num_workers, copy=False, **rule_overrides)
+                                  reward_scale=reward_scale, num_workers=num_workers, copy=False,
+                                  final_observations=True, **rule_overrides)
         self.num_envs = self.games.num_envs
         self.single_observation_space = spaces.Box(0.0, OBSERVATION_HIGH, (OBSERVATION_SIZE,), np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -139,11 +143,11 @@ class GinVectorEnv(VectorEnv):
               options: Optional[dict[str, Any]] = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal every game afresh and let the opponents move up to each learner's turn.
 
-        ``seed``: one int for the whole batch (or ``None``: the generators go on); no options.
+        ``seed``: one int for the whole batch (or ``None``: the generators go on); ``options``: ``None``
+        or ``{}`` (any key is a ``ValueError`` naming it).
         """
         seed = checked_seed(seed)
-        if options:
-            raise ValueError(f"options: GinVectorEnv.reset takes none, got {options!r}")
+        checked_reset_options(options, ())
         if seed is not None:
             self.np_random = np.random.default_rng(derived_seed(seed, 1))
             self._np_random_seed = seed
@@ -224,6 +228,7 @@ class GinVectorEnv(VectorEnv):
         ended = terminated | truncated
         for i in np.flatnonzero(ended).tolist():
             info = record.current.pop(i, {})
+            final_obs = info.pop("final_observation", None)
             if fresh[i]:  # ended before its learner's first turn: dealt again, as SingleAgentGinEnv does
                 self._pending[i] = 0
                 record.skipped[i] = record.skipped.get(i, 0) + 1
@@ -232,6 +237,7 @@ class GinVectorEnv(VectorEnv):
                                        "learner's first turn")
             else:
                 record.final[i] = {**info, "agent": str(NAMES[self._seats[i]])}
+                record.final_obs[i] = final_obs[self._seats[i]]
                 record.terminated[i], record.truncated[i] = terminated[i], truncated[i]
         record.fresh |= ended
         self._draw_seats(ended)
@@ -242,6 +248,7 @@ class GinVectorEnv(VectorEnv):
         for i in np.flatnonzero(illegal).tolist():
             record.final[i] = {"agent": str(NAMES[self._seats[i]]), "illegal_action": int(actions[i]),
                                "illegal_reason": _illegal(actions[i], masks[i])}
+            record.final_obs[i] = self._views[0][i].copy()  # type: ignore[index]  # nothing moved
         record.rewards[illegal] = self.illegal_reward
         record.terminated[illegal] = True
         record.fresh[illegal] = True
@@ -257,22 +264,34 @@ class GinVectorEnv(VectorEnv):
             put_infos(infos, info, i, self.num_envs)
         for i, info in record.final.items():
             put_infos(infos.setdefault("final_info", {}), info, i, self.num_envs)
-            put_infos(infos, {}, i, self.num_envs, "_final_info")
+            put_infos(infos, {}, i, self.num_envs, "_final_info", "_final_obs")
+            infos.setdefault("final_obs", np.zeros((self.num_envs, OBSERVATION_SIZE), np.float32))[i] = record.final_obs[i]
         return infos
+
+
+STACKED = ("hand_summary", "game_summary")
+"""Info keys of fixed shape (:mod:`ginenv.episode`): stacked field by field into typed arrays."""
 
 
 def put_infos(infos: dict[str, Any], info: dict[str, Any], i: int, num_envs: int, *masks: str) -> None:
     """Enter game ``i``'s ``info`` in the dict-of-arrays ``infos``: each value into an object
-    array (results are dicts whose fields may be ``None``), its ``_key`` mask set; also set
-    the extra ``masks``.
+    array (results are dicts whose fields may be ``None``), a :data:`STACKED` one field by
+    field into typed arrays; its ``_key`` mask set; also set the extra ``masks``.
 
     >>> infos = {}
-    >>> put_infos(infos, {"hand_result": {"winner": None}}, 1, 2)
-    >>> infos["hand_result"].tolist(), infos["_hand_result"].tolist()
-    ([None, {'winner': None}], [False, True])
+    >>> put_infos(infos, {"hand_result": {"winner": None}, "hand_summary": {"points": 12}}, 1, 2)
+    >>> infos["hand_result"].tolist(), infos["_hand_result"].tolist(), infos["hand_summary"]["points"].tolist()
+    ([None, {'winner': None}], [False, True], [0, 12])
     """
     for key, value in info.items():
-        infos.setdefault(key, np.full(num_envs, None, dtype=object))[i] = value
+        if key in STACKED:  # nested the Gymnasium way: each field with its own mask
+            stacked = infos.setdefault(key, {})
+            for name, number in value.items():
+                number = np.asarray(number)
+                stacked.setdefault(name, np.zeros((num_envs, *number.shape), number.dtype))[i] = number
+                stacked.setdefault(f"_{name}", np.zeros(num_envs, dtype=bool))[i] = True
+        else:
+            infos.setdefault(key, np.full(num_envs, None, dtype=object))[i] = value
     for mask in (*(f"_{key}" for key in info), *masks):
         infos.setdefault(mask, np.zeros(num_envs, dtype=bool))[i] = True
 

@@ -16,9 +16,9 @@ Recipe (episode statistics for SB3's logs come from ``VecMonitor``)::
     model = MaskablePPO("MlpPolicy", venv, n_steps=64, seed=0).learn(200_000)
 
 SB3 semantics: ``dones`` is ``terminated | truncated``; a finished env's info holds the
-ended episode's infos (``hand_result``, ``agent``...) and ``"TimeLimit.truncated"``, but no
-``"terminal_observation"`` (see :mod:`ginenv.gym_vector`: none is kept), so SB3 does not
-bootstrap the rare hands cut off by ``max_turns_per_hand``.  ``seed(s)`` seeds the next
+ended episode's infos (``hand_result``, ``hand_summary``, ``agent``...),
+``"terminal_observation"`` (the learner's last observation of it, from which SB3 bootstraps
+the rare hands cut off by ``max_turns_per_hand``) and ``"TimeLimit.truncated"``.  ``seed(s)`` seeds the next
 ``reset`` of the whole batch with ``s``.  Attributes (``get_attr``/``set_attr``) are those
 of the one batched env, the same for every index.
 
@@ -72,7 +72,8 @@ class GinSB3VecEnv(VecEnv):
         dones = terminated | truncated
         listed = [env_info(infos, i) for i in range(self.num_envs)]
         for i in np.flatnonzero(dones).tolist():
-            listed[i] = {**listed[i], **listed[i].pop("final_info", {}),
+            final, last = listed[i].pop("final_info", {}), listed[i].pop("final_obs")
+            listed[i] = {**listed[i], **final, "terminal_observation": last,
                          "TimeLimit.truncated": bool(truncated[i] and not terminated[i])}
         return obs, rewards, dones, listed
 

@@ -66,11 +66,13 @@ def test_an_ended_episode_reports_its_result_in_final_info_and_the_next_one_star
         np.testing.assert_array_equal(infos.get("_final_info", np.zeros(32, bool)), done)
         for i in np.flatnonzero(done):
             ended += 1
-            final = {key: values[i] for key, values in infos["final_info"].items() if not key.startswith("_")}
+            final = {key: values[i] for key, values in infos["final_info"].items()
+                     if not key.startswith("_") and key != "hand_summary"}
             result = final["hand_result"]
             assert final["agent"] == "player_1"
             sign = 0 if result["winner"] is None else (1 if result["winner"] == "player_1" else -1)
             assert rewards[i] == sign * result["points"]  # hand mode, points: the hand's signed points
+            assert infos["final_info"]["hand_summary"]["points"][i] == result["points"]
         assert envs.action_masks()[done].any(axis=1).all()  # the next episode waits for its learner
     assert ended > 20
 
@@ -107,11 +109,15 @@ def test_each_game_plays_as_the_single_agent_env_on_the_same_deals(seat):
     for _ in range(120):
         np.testing.assert_array_equal(obs, np.stack(expected))
         actions = random_legal(action_rng, envs.action_masks())
-        obs, rewards, terminated, truncated, _ = envs.step(actions)
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
         for i, single in enumerate(singles):
-            expected[i], reward, single_terminated, single_truncated, _ = single.step(int(actions[i]))
+            expected[i], reward, single_terminated, single_truncated, info = single.step(int(actions[i]))
             assert (rewards[i], terminated[i], truncated[i]) == (reward, single_terminated, single_truncated)
-            if single_terminated or single_truncated:
+            if single_terminated or single_truncated:  # the last sight and the summary, as the single env's
+                assert infos["_final_obs"][i] and infos["final_info"]["hand_summary"]["_points"][i]
+                np.testing.assert_array_equal(infos["final_obs"][i], expected[i])
+                for key, value in info["hand_summary"].items():
+                    np.testing.assert_array_equal(infos["final_info"]["hand_summary"][key][i], value)
                 expected[i] = start(i)
 
 
@@ -140,11 +146,13 @@ def test_an_illegal_action_raises_naming_the_env_and_changes_nothing():
 
 def test_terminate_mode_ends_only_the_offending_episode_with_the_illegal_reward():
     envs = GinVectorEnv(3, illegal_action="terminate", illegal_reward=-7.0)
-    envs.reset(seed=2)
+    before, _ = envs.reset(seed=2)
     actions = random_legal(np.random.default_rng(0), envs.action_masks())
     actions[2] = 107 if not envs.action_masks()[2, 107] else 0
     obs, rewards, terminated, truncated, infos = envs.step(actions)
     assert terminated.tolist() == [False, False, True] and rewards[2] == -7.0
+    assert infos["_final_obs"].tolist() == [False, False, True]
+    np.testing.assert_array_equal(infos["final_obs"][2], before[2])  # the illegal action changed nothing
     assert infos["final_info"]["illegal_action"][2] == actions[2]
     assert "illegal action" in infos["final_info"]["illegal_reason"][2]
     assert int(envs.action_masks()[2].sum()) == 2  # dealt afresh: the upcard offer

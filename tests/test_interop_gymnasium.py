@@ -129,6 +129,9 @@ def test_the_sb3_adapter_reports_ended_episodes_the_sb3_way():
         for i in np.flatnonzero(dones):
             ended += 1
             assert "hand_result" in infos[i] and infos[i]["TimeLimit.truncated"] is False
+            last = infos[i]["terminal_observation"]
+            assert last.shape == (2150,) and not np.array_equal(last, obs[i])  # the ended hand's, not the next
+            assert infos[i]["hand_summary"]["points"] == infos[i]["hand_result"]["points"]
     assert ended > 10
     assert venv.get_attr("opponent", [0, 1])[1].name == "greedy"
     with pytest.raises(AttributeError, match="method_name must be 'action_masks'"):

@@ -15,7 +15,7 @@ def test_batched_observations_equal_the_aec_env_for_the_same_deal():
     """Game i of the vector env shuffles with the i-th child seed; replaying its deal in the
     AEC env with the same actions gives the same observation and mask at every decision."""
     n, seed = 3, 17
-    venv = VectorGinEnv(n, seed=seed)
+    venv = VectorGinEnv(n, seed=seed, final_observations=True)
     obs, masks, to_act = venv.reset()
     rngs = [np.random.default_rng(c) for c in np.random.SeedSequence(seed).spawn(n)]
     deals = [HandState.random(r).deal.to_dict() for r in rngs]
@@ -45,16 +45,35 @@ def test_batched_observations_equal_the_aec_env_for_the_same_deal():
             if terminated[i] or truncated[i]:
                 assert not live[i]
                 assert infos[i]["hand_result"] == envs[i].infos["player_0"]["hand_result"]
+                np.testing.assert_equal(infos[i]["hand_summary"], envs[i].infos["player_0"]["hand_summary"])
+                for seat, agent in enumerate(envs[i].possible_agents):  # the episode's last sight, both seats
+                    np.testing.assert_array_equal(infos[i]["final_observation"][seat],
+                                                  envs[i].observe(agent)["observation"])
                 assert rewards[i, 0] == envs[i].rewards["player_0"]
         if not any(live):
             break
+
+
+def test_final_observations_come_only_when_asked_for_and_only_at_an_episodes_end():
+    for finals in (False, True):
+        venv = VectorGinEnv(4, episode="game", seed=2, final_observations=finals)
+        _, masks, _ = venv.reset()
+        rng, ends = np.random.default_rng(0), 0
+        while ends < 3:
+            *_, masks, _, _, terminated, truncated, infos = venv.step(_random_actions(rng, masks))
+            for i, info in enumerate(infos):
+                if info:  # a hand ended; the game (the episode) may go on
+                    assert ("final_observation" in info) == (finals and bool(terminated[i] or truncated[i]))
+                    ends += bool(terminated[i] or truncated[i])
+    with pytest.raises(ValueError, match="final_observations"):
+        VectorGinEnv(2, final_observations="yes")
 
 
 @pytest.mark.parametrize("episode", ["hand", "game"])
 def test_results_do_not_depend_on_the_worker_count(episode):
     def run(workers):
         trace = []
-        with VectorGinEnv(6, seed=5, episode=episode, num_workers=workers, target=30) as venv:
+        with VectorGinEnv(6, seed=5, episode=episode, num_workers=workers, target=30, final_observations=True) as venv:
             _, masks, _ = venv.reset()
             rng = np.random.default_rng(1)
             for _ in range(150):
@@ -62,7 +81,9 @@ def test_results_do_not_depend_on_the_worker_count(episode):
                 trace.append((obs.tobytes(), masks.tobytes(), rewards.tobytes(), terminated.tobytes(), infos))
         return trace
 
-    assert run(1) == run(2)
+    trace = run(1)
+    assert episode == "game" or any("final_observation" in info for *_, infos in trace for info in infos)
+    np.testing.assert_equal(run(2), trace)  # infos hold arrays: compared item by item
 
 
 def test_rewards_are_zero_sum_and_finished_games_reset_at_once():

@@ -34,7 +34,8 @@ def _assert_plain(value, where="state"):
 
 def _play(venv, current, rng, steps):
     """Step with random legal actions from ``current`` = ``(obs, masks, to_act)`` on; returns
-    every output of every step as comparable values (array dtypes and bytes, infos) and the
+    every output of every step as comparable values (array dtypes and bytes, infos: compare
+    with ``np.testing.assert_equal``, they hold arrays) and the
     new ``(obs, masks, to_act)``."""
     trace = []
     for _ in range(steps):
@@ -78,7 +79,7 @@ def test_restored_env_steps_bit_identically(kwargs, seed, before, after):
     restored = VectorGinEnv(**kwargs, seed=seed + 7)
     restored_current = restored.set_state(state)
     _assert_same(restored_current, current)
-    assert _play(restored, restored_current, np.random.default_rng(seed + 1), after)[0] == expected
+    np.testing.assert_equal(_play(restored, restored_current, np.random.default_rng(seed + 1), after)[0], expected)
     assert restored.get_state() == original.get_state()
 
 
@@ -95,7 +96,7 @@ def test_state_survives_torch_weights_only_load(episode):
     restored = VectorGinEnv(**kwargs)
     restored_current = restored.set_state(loaded)
     expected, _ = _play(original, current, np.random.default_rng(0), 60)
-    assert _play(restored, restored_current, np.random.default_rng(0), 60)[0] == expected
+    np.testing.assert_equal(_play(restored, restored_current, np.random.default_rng(0), 60)[0], expected)
 
 
 def test_state_moves_between_worker_counts():
@@ -107,11 +108,11 @@ def test_state_moves_between_worker_counts():
         assert two.get_state() == original.get_state()
         expected, current = _play(original, current, np.random.default_rng(2), 80)
         trace, two_current = _play(two, two_current, np.random.default_rng(2), 80)
-        assert trace == expected
+        np.testing.assert_equal(trace, expected)
         back = VectorGinEnv(**kwargs)
         back_current = back.set_state(two.get_state())
         expected, _ = _play(two, two_current, np.random.default_rng(3), 40)
-        assert _play(back, back_current, np.random.default_rng(3), 40)[0] == expected
+        np.testing.assert_equal(_play(back, back_current, np.random.default_rng(3), 40)[0], expected)
 
 
 @pytest.mark.parametrize("other, name", [
