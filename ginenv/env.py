@@ -92,7 +92,10 @@ from .render import render_hand
 __all__ = ["AGENTS", "EPISODES", "ILLEGAL_ACTIONS", "RESET_OPTIONS", "raw_env", "env"]
 
 RESET_OPTIONS = ("deal", "scores", "hands_won")
-"""The keys ``reset(options=...)`` takes (see :class:`raw_env`)."""
+"""The keys ``reset(options=...)`` acts on (see :class:`raw_env`)."""
+PETTINGZOO_PROBE = "options"
+"""The one key ``reset`` takes and ignores: PettingZoo's ``api_test`` and ``parallel_api_test``
+call ``reset(seed=0, options={"options": 1})`` to see that ``reset`` takes options."""
 ILLEGAL_ACTIONS = ("raise", "terminate", "penalize")
 """The values of ``illegal_action`` (see the module docstring)."""
 MAX_ILLEGAL_REWARD = 1e6
@@ -131,7 +134,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     ``reset(seed=..., options={"deal": {...}})`` replays an explicit deal
     (``dealer``, ``hands``, ``upcard``, ``stock`` top first); in game mode options may
-    also carry ``"scores"`` and ``"hands_won"`` to start mid-match.
+    also carry ``"scores"`` and ``"hands_won"`` to start mid-match.  Any other key is a
+    ``ValueError`` naming it, except ``"options"`` (:data:`PETTINGZOO_PROBE`), which is ignored.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "name": "gin_rummy_v1", "is_parallelizable": False}
@@ -312,24 +316,26 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         pass
 
 
-def checked_reset_options(options: Any) -> dict[str, Any]:
-    """``reset``'s options, checked: a dict or None.  A key that is not one of
-    :data:`RESET_OPTIONS` but close to one (``"deel"``, ``"score"``) is a ``ValueError``
-    naming both; other keys are left alone, as PettingZoo's API test and wrappers pass their own.
+def checked_reset_options(options: Any, allowed: tuple[str, ...] = (*RESET_OPTIONS, PETTINGZOO_PROBE)
+                          ) -> dict[str, Any]:
+    """``reset``'s options, checked: None (no options) or a dict whose keys are all in
+    ``allowed``; a key that is not is a ``ValueError`` naming it and the allowed keys.
 
     >>> checked_reset_options({"score": [1, 2]})
     Traceback (most recent call last):
     ...
-    ValueError: options: unknown key 'score' (did you mean 'scores'?); known: ['deal', 'scores', 'hands_won']
+    ValueError: options: unknown key 'score' (did you mean 'scores'?); allowed keys: ['deal', 'scores', 'hands_won', 'options']
     """
+    shown = list(allowed) if allowed else "none"
     if options is None:
         return {}
     if not isinstance(options, dict):
-        raise ValueError(f"options must be a dict with keys from {list(RESET_OPTIONS)} or None, got {options!r}")
+        raise ValueError(f"options must be None or a dict (allowed keys: {shown}), got {options!r}")
     for key in options:
-        near = difflib.get_close_matches(key, RESET_OPTIONS, n=1) if isinstance(key, str) else []
-        if near and key not in RESET_OPTIONS:
-            raise ValueError(f"options: unknown key {key!r} (did you mean {near[0]!r}?); known: {list(RESET_OPTIONS)}")
+        if key not in allowed:
+            near = difflib.get_close_matches(key, allowed, n=1) if isinstance(key, str) else []
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ValueError(f"options: unknown key {key!r}{hint}; allowed keys: {shown}")
     return options
 
 

@@ -36,13 +36,15 @@ from gymnasium import spaces
 
 from .actions import NUM_ACTIONS, IllegalActionError
 from .checks import checked_float, checked_seed
-from .env import AGENTS, checked_reset_options, raw_env
+from .env import AGENTS, RESET_OPTIONS, checked_reset_options, raw_env
 
 Observation = dict[str, np.ndarray]
 OpponentSpec = Union[str, Mapping[str, Any]]
 Opponent = Union[Callable[[Observation], int], OpponentSpec, Any]
 
 SEATS = (*AGENTS, "random")
+RESET_KEYS = (*RESET_OPTIONS, "seat")
+"""The keys ``reset(options=...)`` takes; any other is a ``ValueError`` naming it."""
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 MAX_REDEALS = 100
 END_INFOS = ("hand_result", "game_result", "hand_summary", "game_summary")
@@ -91,10 +93,11 @@ class SingleAgentGinEnv(gym.Env):
         and the default opponent) through an independent stream derived from it.
         ``options`` go to the AEC env (``"deal"``; in game mode ``"scores"`` and
         ``"hands_won"``), except ``"seat"`` which fixes the learner's seat for this
-        episode.  Then the opponent plays until it is the learner's turn.  If the episode
-        ends before the learner's first turn (the opponent knocked on its very first
-        turn), it is dealt again from the env's generator, up to :data:`MAX_REDEALS` times;
-        with an explicit ``"deal"`` that is a ``ValueError`` instead.  The info dict
+        episode; any other key is a ``ValueError`` naming it, and changes nothing.  Then
+        the opponent plays until it is the learner's turn.  If the episode ends before the
+        learner's first turn (the opponent knocked on its very first turn), it is dealt again
+        from the env's generator, up to :data:`MAX_REDEALS` times; with an explicit
+        ``"deal"`` that is a ``ValueError`` instead.  The info dict
         has ``"action_mask"`` (as :meth:`action_masks`, in every info ``reset`` and ``step``
         return), ``"agent"`` (the learner's seat name), ``"skipped_episodes"`` (the number of such
         re-deals) and, in game mode, ``"hand_result"``/``"hand_results"`` if the opponent
@@ -144,14 +147,14 @@ class SingleAgentGinEnv(gym.Env):
     def reset(self, *, seed: Optional[int] = None,
               options: Optional[dict[str, Any]] = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start an episode and play the opponent up to the learner's first turn (see the class doc).
-        Until it succeeds the episode counts as over (``step`` refuses), whatever fails."""
-        self._done = True
+        A bad ``seed`` or ``options`` changes nothing; past those checks, until it succeeds the
+        episode counts as over (``step`` refuses), whatever fails."""
         seed = checked_seed(seed)
-        options = dict(options) if isinstance(options, dict) else options
-        seat = options.pop("seat", self.seat) if isinstance(options, dict) else self.seat
+        options = dict(checked_reset_options(options, RESET_KEYS))
+        seat = options.pop("seat", self.seat)
         if seat not in SEATS:
             raise ValueError(f"options['seat'] must be one of {SEATS}, got {seat!r}")
-        options = checked_reset_options(options)
+        self._done = True
         super().reset(seed=seed)
         if seed is not None:  # an independent stream, so the seat draw is not correlated with the deal
             self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,))))

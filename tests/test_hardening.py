@@ -270,6 +270,60 @@ def test_aec_reset_refuses_bad_options_leaving_rng_and_hand_as_they_were(kwargs,
     assert _aec_snapshot(aec) == before
 
 
+def _started(kind: str):
+    """An env of ``kind`` after a seeded reset (the AEC env also one step in)."""
+    from ginenv import gin_rummy_v1, raw_env
+    from ginenv.gym_vector import GinVectorEnv
+    env = {"aec": raw_env, "parallel": gin_rummy_v1.parallel_env, "single": _single, "gym_vector": GinVectorEnv}[kind]()
+    env.reset(seed=5)
+    if kind == "aec":
+        env.step(env.hand.legal_actions()[0])
+    return env
+
+
+def _reset_snapshot(env) -> str:
+    """What a refused reset must leave as it was: generators, games, seats, done flags."""
+    if hasattr(env, "games"):   # GinVectorEnv
+        parts = [env.games.get_state(), env.np_random.bit_generator.state, env._seats.tolist()]
+    else:
+        aec = getattr(env, "aec", env)
+        parts = [_aec_snapshot(aec), aec.agent_selection, getattr(env, "agents", None)]
+        if hasattr(env, "_done"):   # SingleAgentGinEnv
+            parts += [env.np_random.bit_generator.state, env._done, env.agent]
+    return json.dumps(parts, default=str)
+
+
+ENV_KINDS = ("aec", "parallel", "single", "gym_vector")
+BAD_OPTIONS = [(options, word, kind) for kind in ENV_KINDS for options, word in [
+    ({"colour": 1}, "'colour'"),          # was: ignored (not close to a known key)
+    ({"deel": {}}, "'deel'"),
+    ({1: 2}, "unknown key 1"),
+    ({"render_mode": "ansi"}, "'render_mode'"),
+    ("deal", "options"),
+    ([("deal", None)], "options"),
+]] + [({"seat": "player_0"}, "'seat'", kind) for kind in ("aec", "parallel", "gym_vector")] \
+   + [({"options": 1}, "'options'", kind) for kind in ("single", "gym_vector")]
+
+
+@pytest.mark.parametrize("options, word, kind", BAD_OPTIONS)
+def test_reset_refuses_every_unknown_option_by_name_and_changes_nothing(options, word, kind):
+    env = _started(kind)
+    before = _reset_snapshot(env)
+    with pytest.raises(ValueError, match="allowed keys") as refused:
+        env.reset(seed=9, options=options)
+    assert word in str(refused.value)
+    assert _reset_snapshot(env) == before
+
+
+@pytest.mark.parametrize("kind", ["aec", "parallel"])
+def test_pettingzoo_probe_option_is_accepted_and_ignored(kind):
+    """PettingZoo's api_test and parallel_api_test call ``reset(seed=0, options={"options": 1})``."""
+    probed, plain = _started(kind), _started(kind)
+    probed.reset(seed=3, options={"options": 1})
+    plain.reset(seed=3)
+    assert _reset_snapshot(probed) == _reset_snapshot(plain)
+
+
 def test_game_mode_reset_with_bad_scores_keeps_the_generator():
     from ginenv import raw_env
     aec = raw_env(episode="game")
