@@ -102,11 +102,12 @@ def legal_actions(observation: Observation) -> np.ndarray:
 
 
 class RandomAgent:
-    """``random``: uniform over the legal actions of the mask, from its own seeded generator."""
+    """``random``: uniform over the legal actions of the mask, from its own generator, seeded
+    by ``seed`` (``None`` or an int ``0..2**128 - 1``)."""
 
     def __init__(self, seed: Optional[int] = None) -> None:
         self.name = "random"
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(checked_seed(seed, "random: seed"))
 
     def act(self, observation: Observation) -> int:
         legal = legal_actions(observation)

@@ -76,7 +76,7 @@ import numpy as np
 from numba import njit
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv.checks import checked_flag, checked_float
+from ginenv.checks import checked_flag, checked_float, checked_seed
 from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, LAYOUT_TUPLE, OFFER, ObservationLayout,
                                Seen, behind, best_discard, knock_threshold, legal_words, rank_discards, read_seen,
                                takes)
@@ -156,7 +156,8 @@ class GreedyAgent:
     """``greedy``: deterministic one-ply heuristic (exact policy in the module docstring).
 
     Args:
-        seed: accepted for the common factory signature and ignored (no randomness).
+        seed: accepted for the common factory signature (``None`` or an int ``0..2**128 - 1``)
+            and ignored (no randomness).
         take: face-up rule, ``"meld"`` or ``"lower"``.
         lookahead: discard by the one-draw prospect (True) or by residual deadwood (False).
         residual_weight: weight of the residual deadwood in the lookahead score.
@@ -167,6 +168,8 @@ class GreedyAgent:
             of the target.
         behind_gap: "far behind": at least this many points below the opponent.
         behind_bonus: added to the threshold when both hold (game mode only).
+
+    The seven numbers are finite and ``>= 0`` (NaN and infinities are refused, by name).
     """
 
     def __init__(self, seed: Optional[int] = None, *, take: str = "meld", lookahead: bool = True,
@@ -175,6 +178,7 @@ class GreedyAgent:
                  behind_zone: float = 25, behind_gap: float = 25, behind_bonus: float = 10) -> None:
         if take not in TAKE_RULES:
             raise ValueError(f"greedy: take must be one of {TAKE_RULES}, got {take!r}")
+        checked_seed(seed, "greedy: seed")
         self.name = "greedy"
         self.take, self.lookahead = take, checked_flag("greedy: lookahead", lookahead)
         self.residual_weight = _number("residual_weight", residual_weight)
@@ -184,7 +188,7 @@ class GreedyAgent:
         self.behind_zone = _number("behind_zone", behind_zone)
         self.behind_gap = _number("behind_gap", behind_gap)
         self.behind_bonus = _number("behind_bonus", behind_bonus)
-        self.policy = Policy(take == "meld", lookahead, self.residual_weight, self.danger_weight, self.knock_early,
+        self.policy = Policy(take == "meld", self.lookahead, self.residual_weight, self.danger_weight, self.knock_early,
                              self.knock_late, self.behind_zone, self.behind_gap, self.behind_bonus)
         self._policy = tuple(self.policy)
 

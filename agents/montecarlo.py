@@ -65,7 +65,7 @@ from typing import Optional
 import numpy as np
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
-from ginenv.checks import checked_float, checked_int
+from ginenv.checks import checked_float, checked_int, checked_seed
 from ginenv.encoding import ObservationView, decode
 from ginenv.heuristics import (ALL_CARDS, DISCARD, NONE, OBSERVATION_LAYOUT, Seen, best_discard, legal_words, lowers,
                                rank_discards, read_seen)
@@ -93,13 +93,14 @@ class MonteCarloAgent:
     """``montecarlo``: determinized sampling with fast rollouts (policy in the module docstring).
 
     Args:
-        seed: seeds the agent's own generator (the samples).
+        seed: seeds the agent's own generator (the samples): ``None`` or an int ``0..2**128 - 1``.
         samples: sampled hands per searched decision (1..``MAX_SAMPLES``).
-        candidates: plain discards searched besides greedy's choice and the knock.
-        margin: standard errors by which a candidate must beat greedy's choice.
+        candidates: plain discards searched besides greedy's choice and the knock (1..108).
+        margin: standard errors by which a candidate must beat greedy's choice (finite, ``>= 0``).
         search: the decisions searched (letters of ``"tkd"``).
         prior: how the opponent's unknown cards are sampled, ``"kept"`` or ``"uniform"``.
-        knock_early, knock_late: my knock schedule (default by the observed ruleset).
+        knock_early, knock_late: my knock schedule (finite, ``>= 0``; default ``None``: by the
+            observed ruleset).
     """
 
     def __init__(self, seed: Optional[int] = None, *, samples: int = 256, candidates: int = 6,
@@ -119,7 +120,7 @@ class MonteCarloAgent:
         self.search, self.prior = search, prior
         self.samples, self.candidates, self.margin = samples, candidates, margin
         self.knock_early, self.knock_late = knock_early, knock_late
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(checked_seed(seed, "montecarlo: seed"))
 
     def knock(self, ruleset: Ruleset) -> tuple[float, float]:
         """My knock schedule ``(knock_early, knock_late)`` under ``ruleset``."""

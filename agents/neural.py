@@ -41,6 +41,7 @@ import torch
 from torch import nn
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
+from ginenv.checks import checked_flag, checked_int, checked_seed
 from ginenv.encoding import HISTORY_LENGTH, OBSERVATION_SIZE, SLICES
 
 from .base import Observation, legal_actions
@@ -54,6 +55,10 @@ CONTEXT_PIECES = ("phase", "my_turn", "is_dealer", "knock_limit", "game_mode", "
 CARD_CHANNELS = len(CARD_PIECES) + 2 + CARD_FEATURES
 CONTEXT_SIZE = sum(SLICES[name].stop - SLICES[name].start for name in CONTEXT_PIECES) + ROW_FEATURES
 KINDS = ("cards", "mlp")
+MAX_WIDTH = 4096
+"""Largest :class:`Architecture` ``hidden``, ``layers`` and ``card_dim``."""
+MAX_THREADS = 256
+"""Largest :class:`NeuralAgent` ``threads``."""
 CHECKPOINT_FORMAT = "ginenv-ppo"
 """The ``format`` entry every checkpoint of the trainer carries."""
 DEFAULT_CHECKPOINT = Path(__file__).with_name("weights") / "ppo.pt"
@@ -74,12 +79,12 @@ class Architecture:
     """Width of each card's embedding (``kind="cards"``)."""
 
     def __post_init__(self) -> None:
+        """Check the fields: ``kind`` one of :data:`KINDS`, the widths and layers ints
+        ``1..MAX_WIDTH`` (numpy ints are kept as Python ints)."""
         if self.kind not in KINDS:
             raise ValueError(f"policy kind must be one of {KINDS}, got {self.kind!r}")
         for name in ("hidden", "layers", "card_dim"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 4096:
-                raise ValueError(f"policy {name} must be an int in 1..4096, got {value!r}")
+            object.__setattr__(self, name, checked_int(f"policy {name}", getattr(self, name), 1, MAX_WIDTH))
 
 
 def _layer(inputs: int, outputs: int, std: float = float(np.sqrt(2))) -> nn.Linear:
@@ -200,22 +205,20 @@ class NeuralAgent:
     """``ppo:path=FILE[,sample=false,threads=1]``: acts with a trained policy.
 
     ``sample=False`` (default) takes the most likely legal action; ``sample=True`` draws
-    from the masked policy with its own seeded generator.  Without ``path`` it loads the
-    shipped checkpoint (``agents/weights/ppo.pt``).  ``act_batch`` decides many rows in one
-    forward pass.
+    from the masked policy with its own generator, seeded by ``seed`` (``None`` or an int
+    ``0..2**128 - 1``).  Without ``path`` it loads the shipped checkpoint
+    (``agents/weights/ppo.pt``).  ``threads``: torch threads for a forward pass
+    (1..:data:`MAX_THREADS`).  ``act_batch`` decides many rows in one forward pass.
     """
 
     def __init__(self, seed: Optional[int] = None, *, path: Optional[str] = None, sample: bool = False,
                  threads: int = 1, net: Optional[PolicyNet] = None) -> None:
-        if not isinstance(sample, bool):
-            raise ValueError(f"sample must be true or false, got {sample!r}")
-        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= 256:
-            raise ValueError(f"threads must be an int in 1..256, got {threads!r}")
-        self.threads = threads
+        seed = checked_seed(seed, "ppo: seed")
+        self.sample = checked_flag("ppo: sample", sample)
+        self.threads = checked_int("ppo: threads", threads, 1, MAX_THREADS)
         self.name = "ppo"
         self.net = net if net is not None else load_policy(path if path is not None else _default_path())
-        self.sample = sample
-        self._generator = torch.Generator().manual_seed(int(seed or 0) % 2**63)
+        self._generator = torch.Generator().manual_seed((seed or 0) % 2**63)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One legal action per row of ``observations [N, OBS]`` / ``masks [N, 108]``, computed

@@ -36,6 +36,7 @@ from numba import njit
 
 from ginenv import search
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from ginenv.checks import checked_float
 from ginenv.heuristics import best_discard, knock_threshold, takes
 from ginenv.melds import mask_deadwood
 from ginenv.rules import Ruleset
@@ -52,7 +53,9 @@ class Settings(NamedTuple):
 
     @classmethod
     def of(cls, ruleset: Ruleset, knock_early: float = 10.0, knock_late: float = 10.0) -> "Settings":
-        return cls(Rules.of(ruleset), float(knock_early), float(knock_late))
+        """The settings for ``ruleset``; ``knock_early`` and ``knock_late`` are finite and ``>= 0``."""
+        return cls(Rules.of(ruleset), checked_float("knock_early", knock_early, 0.0, closed=True),
+                   checked_float("knock_late", knock_late, 0.0, closed=True))
 
 
 @njit(cache=True)

@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from ginenv.checks import checked_seed
 from ginenv.heuristics import (ALL_CARDS, BIG_GIN_BIT, DRAW, LAYOUT_TUPLE, OFFER, ObservationLayout,
                                Seen, cards_of, completes_meld, least_cards, legal_words, read_seen)
 
@@ -88,12 +89,13 @@ class SimpleAgent:
     """``simple``: Neller's SimpleGinRummyPlayer (policy in the module docstring).
 
     Args:
-        seed: seeds the generator that breaks ties between equally good discards.
+        seed: seeds the generator that breaks ties between equally good discards
+            (``None`` or an int ``0..2**128 - 1``).
     """
 
     def __init__(self, seed: Optional[int] = None) -> None:
         self.name = "simple"
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(checked_seed(seed, "simple: seed"))
 
     def act(self, observation: Observation) -> int:
         action, ties = decide(np.asarray(observation["observation"]), np.asarray(observation["action_mask"]),

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from functools import partial
 
 import numpy as np
 import pytest
@@ -164,7 +165,7 @@ def _deadwood(cards):
 
 def _tournament(**kwargs):
     from train.tournament import tournament
-    return tournament(["random", "random"], games=2, episode="hand", workers=1, **kwargs)
+    return tournament(["random", "random"], **{"games": 2, "episode": "hand", "workers": 1, **kwargs})
 
 
 def _evaluate(**kwargs):
@@ -205,6 +206,107 @@ REFUSED = [
 def test_bad_argument_is_refused_naming_it(build, args, error, word):
     with pytest.raises(error, match=word):
         build(*args) if isinstance(args, tuple) else build(**args)
+
+
+def _agent(name, **kwargs):
+    from agents import greedy, montecarlo, simple
+    from agents.base import RandomAgent
+    classes = {"random": RandomAgent, "simple": simple.SimpleAgent, "greedy": greedy.GreedyAgent,
+               "montecarlo": montecarlo.MonteCarloAgent}
+    return classes[name](**kwargs)
+
+
+def _ppo(**kwargs):
+    from agents.neural import NeuralAgent
+    return NeuralAgent(**{"net": _tiny_net(), **kwargs})
+
+
+def _tiny_net():
+    from agents.neural import Architecture, PolicyNet
+    return PolicyNet(Architecture(hidden=8, layers=1, card_dim=4))
+
+
+def _architecture(**kwargs):
+    from agents.neural import Architecture
+    return Architecture(**kwargs)
+
+
+def _rollout_settings(**kwargs):
+    from agents.rollout import Settings
+    from ginenv import Ruleset
+    return Settings.of(Ruleset(), **kwargs)
+
+
+def _run_plans(**kwargs):
+    from train.evaluate import MatchPlan, run_plans
+    return run_plans([MatchPlan("random", "random", episode="hand")], **{"pairs": 1, "workers": 1, **kwargs})
+
+
+def _summarize(**kwargs):
+    from train.evaluate import MatchPlan, summarize
+    return summarize(MatchPlan("random", "random", episode="hand"), [], 0.0, 1, **kwargs)
+
+
+NAN, INF = float("nan"), float("inf")
+CONFIDENCE = "confidence must be a finite number > 0.0 and <= 0.999999"
+SEED = "seed must be an int 0..340282366920938463463374607431768211455"
+RANGED = [   # the message names the parameter and its range; nothing was played or built
+    *[(_tournament, dict(confidence=value), CONFIDENCE) for value in (NAN, INF, 1.0, 0.0, 1.5, "0.9")],
+    *[(_evaluate, dict(confidence=value), CONFIDENCE) for value in (NAN, -INF, 1.0, np.float64(1.5))],
+    (_summarize, dict(confidence=NAN), CONFIDENCE),
+    (_tournament, dict(prior=NAN), "prior must be a finite number >= 0.0"),
+    (_tournament, dict(games=10**12), "games must be an int 1..10000000"),
+    (_tournament, dict(workers=10**6), "workers must be an int 1..4096"),
+    (_evaluate, dict(games=10**12), "games must be an int 1..10000000"),
+    (_evaluate, dict(workers=10**9), "workers must be an int 1..4096"),
+    (_evaluate, dict(workers=2.0), "workers must be an int 1..4096"),
+    (_evaluate, dict(seed=None), SEED),
+    (_evaluate, dict(seed=1.5), SEED),
+    (_run_plans, dict(pairs=10**12), "pairs must be an int 1..5000000"),   # was: a task list of 4e10 entries
+    (_run_plans, dict(pairs=0), "pairs must be an int 1..5000000"),
+    (_run_plans, dict(workers=0), "workers must be an int 1..4096"),
+    *[(partial(_agent, name), dict(seed=-1), f"{name}: {SEED}")
+      for name in ("random", "simple", "greedy", "montecarlo")],
+    (partial(_agent, "simple"), dict(seed=1.5), f"simple: {SEED}"),
+    (partial(_agent, "greedy"), dict(knock_late=INF), "greedy: knock_late must be a finite number >= 0.0"),
+    (partial(_agent, "greedy"), dict(behind_gap=-1), "greedy: behind_gap must be a finite number >= 0.0"),
+    (partial(_agent, "montecarlo"), dict(candidates=0), "montecarlo: candidates must be an int 1..108"),
+    (partial(_agent, "montecarlo"), dict(knock_late=NAN), "montecarlo: knock_late must be a finite number"),
+    (_ppo, dict(seed=-1), f"ppo: {SEED}"),   # was: taken modulo 2**63
+    (_ppo, dict(threads=0), "ppo: threads must be an int 1..256"),
+    (_ppo, dict(threads=2.0), "ppo: threads must be an int 1..256"),
+    (_ppo, dict(sample="yes"), "ppo: sample must be True or False"),
+    (_architecture, dict(hidden=0), "policy hidden must be an int 1..4096"),
+    (_architecture, dict(layers=2.0), "policy layers must be an int 1..4096"),
+    (_rollout_settings, dict(knock_early=NAN), "knock_early must be a finite number >= 0.0"),   # was: accepted
+    (_rollout_settings, dict(knock_late=-INF), "knock_late must be a finite number >= 0.0"),
+]
+
+
+@pytest.mark.parametrize("build, kwargs, message", RANGED, ids=[m.split(" must")[0] + f"-{k}" for _, k, m in RANGED])
+def test_bad_number_is_refused_naming_it_and_its_range(build, kwargs, message, monkeypatch):
+    import train.evaluate
+    monkeypatch.setattr(train.evaluate, "play_pair", lambda *a, **k: pytest.fail("a game was played"))
+    with pytest.raises(ValueError) as refused:
+        build(**kwargs)
+    assert message in str(refused.value)
+
+
+def test_numpy_scalars_are_taken_by_evaluation_and_agents_as_python_numbers():
+    from agents.neural import Architecture
+    result = _evaluate(games=np.int64(2), seed=np.uint32(1), workers=np.int64(1), confidence=np.float32(0.5))
+    assert json.loads(json.dumps(result.to_dict()))["confidence"] == 0.5
+    assert result.results_dict() == _evaluate(games=2, seed=1, workers=1, confidence=0.5).results_dict()
+    settings = _tournament(seed=np.int64(2), confidence=np.float32(0.5), prior=np.float32(2),
+                           bootstrap_samples=np.int64(5)).settings
+    assert json.loads(json.dumps(settings))["seed"] == 2
+    agent = _ppo(seed=np.int64(3), threads=np.int64(2), sample=np.bool_(True))
+    assert (agent.threads, agent.sample) == (2, True) and type(agent.threads) is int
+    assert type(Architecture(hidden=np.int64(8)).hidden) is int
+    greedy = _agent("greedy", seed=np.int64(1), lookahead=np.bool_(False), danger_weight=np.float32(2))
+    assert greedy.policy.lookahead is False and greedy.danger_weight == 2.0
+    assert _rollout_settings(knock_early=np.float32(3), knock_late=np.int64(2))[1:] == (3.0, 2.0)
+    assert _agent("montecarlo", seed=np.int64(4), samples=np.int64(8), margin=np.float32(0.5)).samples == 8
 
 
 def test_numpy_scalars_count_as_the_python_numbers_they_hold():

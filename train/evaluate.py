@@ -31,14 +31,14 @@ import os
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 from tqdm import tqdm
 
 import ginenv
 from agents import Agent, make_agent
-from ginenv.checks import checked_int, checked_seed
+from ginenv.checks import MAX_SEED, checked_float, checked_int
 from ginenv.env import AGENTS, EPISODES
 
 from .replay import game_record, write_records
@@ -49,6 +49,12 @@ OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
 TIMING_FIELDS = ("elapsed_s", "decisions_per_s", "decisions_per_worker_s", "act_ms_a", "act_ms_b", "workers")
 BACKENDS = ("local", "ray")
 """Where the pairs are played: local processes, or Ray tasks (``pip install -e '.[ray]'``)."""
+MAX_PAIRS = 5_000_000
+"""Most mirrored pairs per pairing (so ``games`` is at most ``2 * MAX_PAIRS``): bounds the task list."""
+MAX_WORKERS = 4096
+"""Most processes (or Ray task slots) asked for."""
+MAX_CONFIDENCE = 0.999999
+"""Highest interval level (``confidence`` is in ``(0, MAX_CONFIDENCE]``; 1 has no finite interval)."""
 
 
 def derive_seed(*keys: int) -> int:
@@ -223,7 +229,10 @@ def run_plans(plans: Sequence[MatchPlan], pairs: int, workers: int = 1, progress
     ``backend="ray"`` plays the chunks (sized for ``workers``) as Ray tasks instead.  The
     records do not depend on ``workers``, the chunking or the backend.  ``replays``: write every
     game to this JSON-lines file, plan after plan in pair order (:mod:`train.replay`).
+    ``pairs``: ``1..MAX_PAIRS``; ``workers``: ``1..MAX_WORKERS``.
     """
+    pairs = checked_int("pairs", pairs, 1, MAX_PAIRS)
+    workers = checked_int("workers", workers, 1, MAX_WORKERS)
     if replays is not None:
         write_records(replays, [])  # an unwritable path fails now, not after the games
         plans = [replace(plan, record=True) for plan in plans]
@@ -308,7 +317,9 @@ class EvalResult:
 
 def summarize(plan: MatchPlan, records: Sequence[PairRecord], elapsed: float, workers: int,
               confidence: float = 0.95) -> EvalResult:
-    """Aggregate the pair records of ``plan`` into an :class:`EvalResult`."""
+    """Aggregate the pair records of ``plan`` into an :class:`EvalResult` (``confidence``: the
+    interval's level, in ``(0, MAX_CONFIDENCE]``)."""
+    confidence = checked_float("confidence", confidence, 0.0, MAX_CONFIDENCE)
     counts: Counter = Counter()
     for record in records:
         counts.update(record.counts)
@@ -355,24 +366,35 @@ def default_workers() -> int:
 
 
 def resolve_workers(workers: Optional[int], backend: str) -> int:
-    """``workers``, else all the CPU cores: of this machine, or of the Ray cluster."""
+    """``workers``, else all the CPU cores (at most :data:`MAX_WORKERS`): of this machine, or
+    of the Ray cluster."""
     if workers:
         return workers
     if backend == "ray":
         from .ray_backend import cluster_cpus
 
-        return cluster_cpus()
-    return default_workers()
+        return min(MAX_WORKERS, cluster_cpus())
+    return min(MAX_WORKERS, default_workers())
+
+
+class CheckedSettings(NamedTuple):
+    """The numbers of :func:`check_settings`, checked, as plain Python numbers."""
+
+    pairs: int
+    seed: int
+    workers: Optional[int]
+    confidence: float
 
 
 def check_settings(agents: Sequence[AgentSpec], games: int, ruleset: str, episode: str, seed: int,
                    workers: Optional[int], env_kwargs: Optional[Mapping[str, Any]] = None,
-                   backend: str = "local") -> int:
-    """Validate evaluation settings (raising ``ValueError``); return the number of pairs."""
-    checked_int("games", games, 1)
-    checked_seed(seed)
-    if workers is not None:
-        checked_int("workers", workers, 1)
+                   backend: str = "local", confidence: float = 0.95) -> CheckedSettings:
+    """Validate evaluation settings (raising ``ValueError`` naming the bad one, with its
+    range); return the numbers (numpy scalars as Python ones) and the number of pairs."""
+    pairs = (checked_int("games", games, 1, 2 * MAX_PAIRS) + 1) // 2
+    numbers = CheckedSettings(pairs, checked_int("seed", seed, 0, MAX_SEED),
+                              None if workers is None else checked_int("workers", workers, 1, MAX_WORKERS),
+                              checked_float("confidence", confidence, 0.0, MAX_CONFIDENCE))
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "ray":
@@ -384,7 +406,7 @@ def check_settings(agents: Sequence[AgentSpec], games: int, ruleset: str, episod
     ginenv.env(ruleset=ruleset, episode=episode, **dict(env_kwargs or {}))  # unknown ruleset etc.
     for spec in agents:
         make_agent(spec, seed=0)  # unknown agent or bad parameters: make_agent's ValueError
-    return (games + 1) // 2
+    return numbers
 
 
 def evaluate(agent_a: AgentSpec, agent_b: AgentSpec, games: int, ruleset: str = "pagat", episode: str = "game",
@@ -395,16 +417,19 @@ def evaluate(agent_a: AgentSpec, agent_b: AgentSpec, games: int, ruleset: str = 
 
     Args:
         agent_a, agent_b: agent specs for :func:`agents.make_agent` (``"name:key=value"``).
-        games: games to play; an odd number is rounded up to whole pairs.
+        games: games to play (``1..2 * MAX_PAIRS``); an odd number is rounded up to whole pairs.
         ruleset: rules preset name; ``env_kwargs`` adds env options / rule overrides.
         episode: ``"game"`` (a game to the target) or ``"hand"`` (one hand; dead = draw).
-        seed: the evaluation seed; equal seeds give equal results for any ``workers``.
-        workers: processes to use (default: all cores; with Ray, the cluster's).
+        seed: the evaluation seed (an int ``0..2**128 - 1``); equal seeds give equal results
+            for any ``workers``.
+        workers: processes to use (``1..MAX_WORKERS``; default: all cores; with Ray, the cluster's).
         progress: show a tqdm progress bar over pairs.
+        confidence: the level of A's win-rate interval, in ``(0, MAX_CONFIDENCE]``.
         replays: write every game to this JSON-lines file (see :func:`run_plans`).
         backend: ``"local"`` processes or ``"ray"`` tasks (the same results).
     """
-    pairs = check_settings([agent_a, agent_b], games, ruleset, episode, seed, workers, env_kwargs, backend)
+    pairs, seed, workers, confidence = check_settings([agent_a, agent_b], games, ruleset, episode, seed, workers,
+                                                      env_kwargs, backend, confidence)
     workers = resolve_workers(workers, backend)
     plan = MatchPlan(agent_a, agent_b, ruleset, episode, seed, dict(env_kwargs or {}))
     start = time.perf_counter()

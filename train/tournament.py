@@ -77,6 +77,10 @@ def tournament(agents: Sequence[AgentSpec], games: int, ruleset: str = "pagat", 
     write every game to this JSON-lines file; ``backend``: ``"local"`` processes or ``"ray"``
     tasks, the same results; see :func:`train.evaluate.run_plans`).
 
+    ``games``, ``seed``, ``workers`` and ``confidence`` (the intervals' level) have the ranges
+    of :func:`train.evaluate.evaluate`; ``bootstrap_samples`` is an int ``1..MAX_BOOTSTRAP``,
+    ``prior`` (virtual drawn games per pairing) a finite number ``>= 0``.
+
     >>> result = tournament(["random", "random"], games=2, episode="hand", workers=1, bootstrap_samples=20)
     >>> [row["agent"] for row in result.ratings] in (["random", "random#2"], ["random#2", "random"])
     True
@@ -87,7 +91,8 @@ def tournament(agents: Sequence[AgentSpec], games: int, ruleset: str = "pagat", 
         raise ValueError(f"intervals must be one of {INTERVALS}, got {intervals!r}")
     bootstrap_samples = checked_int("bootstrap_samples", bootstrap_samples, 1, MAX_BOOTSTRAP)
     prior = checked_float("prior", prior, 0.0, closed=True)
-    pairs = check_settings(agents, games, ruleset, episode, seed, workers, env_kwargs, backend)
+    pairs, seed, workers, confidence = check_settings(agents, games, ruleset, episode, seed, workers, env_kwargs,
+                                                      backend, confidence)
     workers = resolve_workers(workers, backend)
     labels = unique_labels(agents)
     k = len(agents)
