@@ -9,6 +9,7 @@ from .encoding import OBSERVATION_SIZE, ObservationView, decode
 from .env import env, raw_env
 from . import gin_rummy_v1
 from .cards import InvalidCardError, card_text, card_value, parse_card, parse_cards
+from .checks import LogError, PositionError
 from .deal import Deal
 from .hand import HandState
 from .match import GameResult, MatchState
@@ -18,7 +19,7 @@ from .rules import PRESETS, Ruleset
 from . import registration  # noqa: F401  (registers the Gymnasium ids GinRummy-v1, ...)
 
 __all__ = [
-    "Deal", "GameResult", "HandResult", "HandState", "IllegalActionError", "InvalidCardError", "MatchState",
-    "NUM_ACTIONS", "PRESETS", "Ruleset", "action_text", "best_melds", "card_text", "card_value", "deadwood",
+    "Deal", "GameResult", "HandResult", "HandState", "IllegalActionError", "InvalidCardError", "LogError", "MatchState",
+    "NUM_ACTIONS", "PRESETS", "PositionError", "Ruleset", "action_text", "best_melds", "card_text", "card_value", "deadwood",
     "OBSERVATION_SIZE", "ObservationView", "decode", "env", "gin_rummy_v1", "raw_env", "discard_action", "knock_action", "parse_card", "parse_cards",
 ]

@@ -1,6 +1,13 @@
 """Argument checks shared by every public entry: a bad value is a ``ValueError`` naming the
 parameter and its allowed range; numpy scalars count as the Python number they hold.
 
+Two subclasses say that a hand's start or record is refused, by the prefix of their message:
+:class:`PositionError` for a deal or position that breaks the rules (``deal: …``,
+``position: …``), wherever one is given (``HandState.from_deal`` / ``from_position``,
+``reset(options={"deal": …})``, a log's start, the search positions of :mod:`ginenv.search`);
+:class:`LogError` for a ``HandState.replay`` log or ``HandState.from_state`` state that is
+malformed (``log: …``, ``state: …``).
+
 >>> import numpy as np
 >>> checked_int("gin_bonus", np.int64(25), 0, 1000), checked_float("reward_scale", np.float32(0.5), 0.0)
 (25, 0.5)
@@ -16,6 +23,19 @@ import numbers
 from typing import Any, Optional
 
 from .cards import plain_int
+
+
+class PositionError(ValueError):
+    """A deal or mid-hand position that breaks the rules: not every card once, hand sizes that
+    do not fit the phase, an impossible pass count, phase or stock size (R10, R11, R25)."""
+
+
+class LogError(ValueError):
+    """A replay log or saved hand state that is malformed: not a dict of the expected keys, a
+    bad ruleset, events that are not actions, a row that does not replay to itself.  A start
+    in it that breaks the rules is a :class:`PositionError`; an illegal logged action an
+    :class:`~ginenv.IllegalActionError`."""
+
 
 MAX_SEED = 2**128 - 1
 """Largest accepted seed (numpy's ``SeedSequence`` takes any non-negative int; this keeps

@@ -1,9 +1,10 @@
 """Where a hand starts: an explicit deal (R10) or a mid-hand position, validated.
 
 :class:`Deal` and :class:`Position` hold cards as ints and check everything a caller can
-get wrong (a ``ValueError`` saying what is wrong); :class:`ginenv.hand.HandState` builds
-its state from them.  Both round-trip through a JSON form with card texts
-(``Deal.from_cards(**deal.to_dict()) == deal``), which is what a hand's log records.
+get wrong (a :class:`~ginenv.checks.PositionError`, a ``ValueError``, saying what is wrong);
+:class:`ginenv.hand.HandState` builds its state from them.  Both round-trip through a JSON
+form with card texts (``Deal.from_cards(**deal.to_dict()) == deal``), which is what a hand's
+log records.
 
 >>> deal = Deal.from_deck(list(range(52)), dealer=0)
 >>> Deal.from_cards(**deal.to_dict()) == deal
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from .cards import CARD_TEXTS, CardLike, parse_card, plain_int
-from .checks import checked_flag
+from .checks import PositionError, checked_flag
 from .core import DISCARD, DRAW, OFFER, OVER, PHASE_NAMES, STOCK_LEFT_AT_DEAD_HAND
 from .rules import MAX_TURNS
 
@@ -35,40 +36,41 @@ class Deal:
     @classmethod
     def from_cards(cls, dealer: int, hands: Sequence[Sequence[CardLike]], upcard: CardLike,
                    stock: Sequence[CardLike]) -> "Deal":
-        """Validate and build a deal; every problem is a ``ValueError`` saying what is wrong.
+        """Validate and build a deal; every problem is a :class:`~ginenv.checks.PositionError`
+        saying what is wrong.
 
         >>> Deal.from_cards(0, [[0] * 10, []], 1, [])
         Traceback (most recent call last):
         ...
-        ValueError: deal: hands[1] has 0 cards, expected 10
+        ginenv.checks.PositionError: deal: hands[1] has 0 cards, expected 10
         """
         seat = plain_int(dealer)  # a plain int: numpy ints would break the JSON log
         if seat not in (0, 1):
-            raise ValueError(f"deal: dealer must be 0 or 1, got {dealer!r}")
+            raise PositionError(f"deal: dealer must be 0 or 1, got {dealer!r}")
         if not _is_card_list(hands) or len(hands) != 2:
-            raise ValueError("deal: hands must be a list of two hands")
+            raise PositionError("deal: hands must be a list of two hands")
         for index, hand in enumerate(hands):
             if not _is_card_list(hand):
-                raise ValueError(f"deal: hands[{index}] must be a list of 10 cards, got {hand!r}")
+                raise PositionError(f"deal: hands[{index}] must be a list of 10 cards, got {hand!r}")
             if len(hand) != 10:
-                raise ValueError(f"deal: hands[{index}] has {len(hand)} cards, expected 10")
+                raise PositionError(f"deal: hands[{index}] has {len(hand)} cards, expected 10")
         if not _is_card_list(stock):
-            raise ValueError(f"deal: stock must be a list of 31 cards, got {stock!r}")
+            raise PositionError(f"deal: stock must be a list of 31 cards, got {stock!r}")
         if len(stock) != 31:
-            raise ValueError(f"deal: stock has {len(stock)} cards, expected 31")
+            raise PositionError(f"deal: stock has {len(stock)} cards, expected 31")
         try:
             parsed = [[parse_card(c) for c in hand] for hand in hands]
             up = parse_card(upcard)
             rest = [parse_card(c) for c in stock]
         except ValueError as err:
-            raise ValueError(f"deal: {err}") from None
+            raise PositionError(f"deal: {err}") from None
         every = parsed[0] + parsed[1] + [up] + rest
         if len(set(every)) != 52:
             seen: set[int] = set()
             dupes = sorted({c for c in every if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
             missing = sorted(set(range(52)) - set(every))
-            raise ValueError("deal: not a permutation of the 52 cards; duplicated "
-                             f"{_texts(dupes)}, missing {_texts(missing)}")
+            raise PositionError("deal: not a permutation of the 52 cards; duplicated "
+                                f"{_texts(dupes)}, missing {_texts(missing)}")
         return cls(seat, (tuple(parsed[0]), tuple(parsed[1])), up, tuple(rest))  # type: ignore[arg-type]
 
     @classmethod
@@ -81,9 +83,9 @@ class Deal:
         ((0, 2, 4), (1, 3, 5), 20, 21)
         """
         if not _is_card_list(deck):
-            raise ValueError(f"deal: the deck must be a list of 52 cards, got {deck!r}")
+            raise PositionError(f"deal: the deck must be a list of 52 cards, got {deck!r}")
         if len(deck) != 52:
-            raise ValueError(f"deal: the deck has {len(deck)} cards, expected 52")
+            raise PositionError(f"deal: the deck has {len(deck)} cards, expected 52")
         first, second = deck[0:20:2], deck[1:20:2]
         hands = (first, second) if dealer == 1 else (second, first)
         return cls.from_cards(dealer, hands, deck[20], deck[21:])
@@ -134,24 +136,26 @@ class Position:
         (``"offer"``, ``"draw"`` or ``"discard"``).
 
         ``first_upcard`` defaults to the bottom of the pile.  The 52 cards must all be placed
-        exactly once and the hand sizes must fit the phase, else ``ValueError``.
+        exactly once and the hand sizes must fit the phase, else
+        :class:`~ginenv.checks.PositionError`.
 
         >>> Position.from_cards(dealer=0, hands=[list(range(10)), list(range(10, 20))],
         ...     stock=list(range(21, 52)), pile=[20], current_player=1, phase="discard")
         Traceback (most recent call last):
         ...
-        ValueError: position: hand sizes [10, 10] do not fit phase 'discard' (expected [10, 11])
+        ginenv.checks.PositionError: position: hand sizes [10, 10] do not fit phase 'discard' (expected [10, 11])
         """
         if phase not in DECISION_PHASES:
-            raise ValueError(f"position: phase must be 'offer', 'draw' or 'discard', got {phase!r}")
+            raise PositionError(f"position: phase must be 'offer', 'draw' or 'discard', got {phase!r}")
         code = PHASE_NAMES.index(phase)
         seats = [plain_int(dealer), plain_int(current_player)]
         if any(seat not in (0, 1) for seat in seats):
-            raise ValueError(f"position: dealer and current_player must be 0 or 1, got {dealer!r}, {current_player!r}")
+            raise PositionError(f"position: dealer and current_player must be 0 or 1, "
+                                f"got {dealer!r}, {current_player!r}")
         counts = [plain_int(passes), plain_int(turns)]
         if counts[0] not in (0, 1, 2) or counts[1] is None or not 0 <= counts[1] <= MAX_TURNS:
-            raise ValueError(f"position: passes must be an int 0..2 and turns an int 0..{MAX_TURNS}, "
-                             f"got {passes!r}, {turns!r}")
+            raise PositionError(f"position: passes must be an int 0..2 and turns an int 0..{MAX_TURNS}, "
+                                f"got {passes!r}, {turns!r}")
         try:
             forced = checked_flag("forced_draw", forced_draw)
             cards = [tuple(parse_card(c) for c in h) for h in hands]
@@ -163,25 +167,25 @@ class Position:
             known = [_seat_cards(name, value) for name, value in
                      (("picked", picked), ("discarded", discarded), ("declined", declined))]
         except ValueError as err:
-            raise ValueError(f"position: {err}") from None
+            raise PositionError(f"position: {err}") from None
         if len(cards) != 2 or sorted(cards[0] + cards[1] + stock_cards + pile_cards) != list(range(52)):
-            raise ValueError("position: hands, stock and pile must hold each of the 52 cards exactly once")
+            raise PositionError("position: hands, stock and pile must hold each of the 52 cards exactly once")
         expected = [10, 10]
         if code == DISCARD:
             expected[seats[1]] = 11
         if [len(h) for h in cards] != expected:
-            raise ValueError(f"position: hand sizes {[len(h) for h in cards]} do not fit phase {phase!r} "
-                             f"(expected {expected})")
+            raise PositionError(f"position: hand sizes {[len(h) for h in cards]} do not fit phase {phase!r} "
+                                f"(expected {expected})")
         if upcard is None or not pile_cards and code != DISCARD:
-            raise ValueError("position: the discard pile is empty; give first_upcard")
+            raise PositionError("position: the discard pile is empty; give first_upcard")
         if taken_card >= 0 and (code != DISCARD or taken_card not in cards[seats[1]]):
-            raise ValueError("position: taken must be a card in the hand of the player about to discard")
+            raise PositionError("position: taken must be a card in the hand of the player about to discard")
         if any(who not in (0, 1) for who, _ in history_cards):
-            raise ValueError("position: history entries must be (seat 0 or 1, card)")
+            raise PositionError("position: history entries must be (seat 0 or 1, card)")
         problem = _flow_problem(code, *seats, *counts, forced, len(stock_cards), pile_cards,
                                 upcard, len(history_cards))
         if problem:
-            raise ValueError(f"position: {problem}")
+            raise PositionError(f"position: {problem}")
         return cls(seats[0], (cards[0], cards[1]), stock_cards, pile_cards, seats[1],  # type: ignore[arg-type]
                    code, upcard, taken_card, forced, *counts, *known, history_cards)  # type: ignore[arg-type]
 

@@ -20,6 +20,7 @@ import numpy as np
 from .actions import (BIG_GIN, DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS, TAKE_DISCARD,
                       IllegalActionError, action_text)
 from .cards import CARD_TEXTS, CARD_VALUES, CardLike, cards_to_mask, mask_to_cards, plain_int, suit_of
+from .checks import LogError
 from . import core
 from .core import DRAW, OFFER, OVER, PHASE_NAMES
 from .deal import Deal, Position
@@ -117,7 +118,8 @@ class HandState:
         (validated there: ``dealer``, ``hands``, ``stock`` top first, ``pile`` bottom first,
         ``current_player``, ``phase`` and the optional ``first_upcard``, ``taken``, ...).
         Such a state has no deal: its :meth:`log` records the position instead, and
-        :meth:`replay` accepts that.
+        :meth:`replay` accepts that.  A position that breaks the rules is a
+        :class:`~ginenv.checks.PositionError`.
 
         >>> state = HandState.from_position(dealer=0, hands=[list(range(10)), list(range(10, 20))],
         ...     stock=list(range(21, 52)), pile=[20], current_player=1, phase="draw")
@@ -181,30 +183,31 @@ class HandState:
     def from_state(cls, state: dict[str, Any]) -> "HandState":
         """Inverse of :meth:`to_state`.  The row is checked before it is used: the hand is
         rebuilt from its deal (or position) and the events the row lists, and must come out
-        as exactly that row, so no hand-edited state reaches the compiled core.
+        as exactly that row, so no hand-edited state reaches the compiled core (a
+        :class:`~ginenv.checks.LogError` says what does not fit).
 
         >>> HandState.from_state({"ruleset": {}, "deal": None, "position": None, "width": 1, "row": []})
         Traceback (most recent call last):
         ...
-        ValueError: state: needs exactly one of 'deal' or 'position'
+        ginenv.checks.LogError: state: needs exactly one of 'deal' or 'position'
         """
         if not isinstance(state, dict) or not {"ruleset", "deal", "position", "width", "row"} <= set(state):
-            raise ValueError("state: must be a dict with ruleset, deal, position, width and row "
-                             "(from HandState.to_state())")
+            raise LogError("state: must be a dict with ruleset, deal, position, width and row "
+                           "(from HandState.to_state())")
         hand = cls._start(state["ruleset"], state["deal"], state["position"], "state")
         width, saved = plain_int(state["width"]), state["row"]
         if width != len(hand.row) or not isinstance(saved, list) or len(saved) > width:
-            raise ValueError(f"state: width must be {len(hand.row)} for this ruleset and start, "
-                             f"with at most that many row values")
+            raise LogError(f"state: width must be {len(hand.row)} for this ruleset and start, "
+                           f"with at most that many row values")
         row = np.zeros(width, dtype=np.int64)
         row[:len(saved)] = saved
         at, count = int(row[core.EVENTS_AT]), int(row[core.EVENTS_LEN])
         if at != hand.row[core.EVENTS_AT] or not 0 <= count <= width - at:
-            raise ValueError("state: the row's event log does not fit its width")
+            raise LogError("state: the row's event log does not fit its width")
         hand.row[core.KNOCK_LIMIT], hand.row[core.DOUBLED] = row[core.KNOCK_LIMIT], row[core.DOUBLED] != 0
         hand._apply_events([{"action": int(entry) >> 1 & 127} for entry in row[at:at + count]], "state")
         if not np.array_equal(hand.row, row):
-            raise ValueError("state: the row is not the one its start and events give")
+            raise LogError("state: the row is not the one its start and events give")
         return hand
 
     # ----- queries ------------------------------------------------------
@@ -337,10 +340,12 @@ class HandState:
 
     @classmethod
     def replay(cls, log: dict[str, Any]) -> "HandState":
-        """Rebuild a state from :meth:`log` output by replaying its actions; a malformed log
-        (or one whose position or events break the rules) is a ``ValueError`` naming ``log``."""
+        """Rebuild a state from :meth:`log` output by replaying its actions.  A malformed log is
+        a :class:`~ginenv.checks.LogError` (``log: …``); a deal or position in it that breaks
+        the rules a :class:`~ginenv.checks.PositionError`, an illegal logged action an
+        :class:`~ginenv.IllegalActionError`."""
         if not isinstance(log, dict) or not {"ruleset", "events"} <= set(log):
-            raise ValueError("log: must be a dict with ruleset, events and a deal or position (from HandState.log())")
+            raise LogError("log: must be a dict with ruleset, events and a deal or position (from HandState.log())")
         state = cls._start(log["ruleset"], log.get("deal"), log.get("position"), "log")
         state._apply_events(log["events"], "log")
         return state
@@ -348,24 +353,28 @@ class HandState:
     @classmethod
     def _start(cls, rules: Any, deal: Any, position: Any, where: str) -> "HandState":
         """The starting state of a log or saved state: a ruleset dict and one of a deal or a
-        position dict, all validated (``ValueError`` prefixed by ``where``)."""
+        position dict, all validated (a :class:`LogError` prefixed by ``where``, or the
+        :class:`~ginenv.checks.PositionError` of a start that breaks the rules)."""
         if (deal is None) == (position is None):
-            raise ValueError(f"{where}: needs exactly one of 'deal' or 'position'")
+            raise LogError(f"{where}: needs exactly one of 'deal' or 'position'")
         start = deal if deal is not None else position
         if not isinstance(rules, dict) or not isinstance(start, dict):
-            raise ValueError(f"{where}: ruleset and {'deal' if deal is not None else 'position'} must be dicts")
+            raise LogError(f"{where}: ruleset and {'deal' if deal is not None else 'position'} must be dicts")
         try:
             ruleset = Ruleset.from_dict(rules)
+        except (TypeError, ValueError) as err:
+            raise LogError(f"{where}: ruleset: {err}") from None
+        try:
             if position is not None:
                 return cls.from_position(ruleset=ruleset, **position)
             return cls(Deal.from_cards(**deal), ruleset)
         except TypeError as err:  # missing or unknown keys
-            raise ValueError(f"{where}: {err}") from None
+            raise LogError(f"{where}: {err}") from None
 
     def _apply_events(self, events: Any, where: str) -> None:
         """Apply logged ``{"action": id, ...}`` events; each is checked like any action."""
         if not isinstance(events, list) or not all(isinstance(e, dict) and "action" in e for e in events):
-            raise ValueError(f"{where}: events must be a list of dicts with an 'action'")
+            raise LogError(f"{where}: events must be a list of dicts with an 'action'")
         for event in events:
             self.apply_action(event["action"])
 

@@ -29,6 +29,7 @@ from numba import njit
 
 from . import core
 from .actions import TAKE_DISCARD
+from .checks import PositionError
 from .core import DISCARD, DRAW, OFFER, OVER
 from .encoding import ObservationView
 from .hand import HandState
@@ -133,14 +134,15 @@ def position(view: ObservationView, forced_draw: bool = False) -> HandState:
     declines, history, knock limit, doubling and ruleset.  The cards seat 0 cannot place
     are dealt, ascending, to the opponent's unknown cards and then the stock (top first).
     ``forced_draw``: both passed the first upcard (the action mask shows it: a draw where
-    taking is not legal)."""
+    taking is not legal).  An observation no position fits is a
+    :class:`~ginenv.checks.PositionError`."""
     pile = list(view.pile_rest) + ([view.top_discard] if view.top_discard is not None else [])
     placed = set(view.hand) | set(pile) | set(view.opp_picked)
     unknown = [c for c in range(52) if c not in placed]
     hidden = unknown_count(view)
     if hidden < 0 or len(unknown) != hidden + view.stock_size:
-        raise ValueError(f"position: the observation is inconsistent ({len(unknown)} unknown cards for "
-                         f"{hidden} hidden and a stock of {view.stock_size})")
+        raise PositionError(f"position: the observation is inconsistent ({len(unknown)} unknown cards for "
+                            f"{hidden} hidden and a stock of {view.stock_size})")
     mine = list(view.hand)
     state = HandState.from_position(
         dealer=ME if view.is_dealer else OPPONENT, hands=[mine, list(view.opp_picked) + unknown[:hidden]],

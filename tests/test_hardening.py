@@ -14,6 +14,7 @@ from functools import partial
 import numpy as np
 import pytest
 
+from ginenv import Deal, IllegalActionError, LogError, PositionError
 from ginenv.hand import HandState
 
 GOOD = dict(dealer=0, hands=[list(range(10)), list(range(10, 20))], stock=list(range(21, 52)), pile=[20],
@@ -66,25 +67,25 @@ def test_crashing_positions_and_logs_are_refused_in_a_child_process():
             try:
                 state = HandState.from_position(**case)
             except ValueError as err:
-                print(json.dumps(str(err)))
+                print(json.dumps([type(err).__name__, str(err)]))
                 continue
             for _ in range(200):  # play on: what the crash needed
                 state.apply_action(state.legal_actions()[-1]) if not state.is_over else None
-            print(json.dumps("accepted"))
+            print(json.dumps(["accepted", ""]))
         log = good.log()
         log["position"]["phase"], log["position"]["passes"] = "offer", 2
         log["events"] = [{{"player": 1, "action": 2}}] * 100
         try:
             HandState.replay(log)
-            print(json.dumps("accepted"))
+            print(json.dumps(["accepted", ""]))
         except ValueError as err:
-            print(json.dumps(str(err)))
+            print(json.dumps([type(err).__name__, str(err)]))
     """)
     assert result.returncode == 0, result.stderr
     messages = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(messages) == len(words) + 1
-    for message, word in zip(messages, words + ["passes"]):
-        assert message.startswith("position:") and word in message, message
+    for (kind, message), word in zip(messages, words + ["passes"]):
+        assert kind == "PositionError" and message.startswith("position:") and word in message, message
 
 
 def _state_of(hand: HandState) -> dict:
@@ -109,7 +110,7 @@ def _edited(**row_values) -> dict:
     ({"ruleset": {}}, "state"),
 ])
 def test_edited_saved_hand_state_is_refused(state, word):
-    with pytest.raises(ValueError, match=word):
+    with pytest.raises(LogError, match=word):
         HandState.from_state(state)
 
 
@@ -128,8 +129,63 @@ def test_saved_hand_state_round_trips_through_the_check():
     ({"ruleset": {}, "events": [3], "position": GOOD}, "events"),
 ])
 def test_malformed_replay_log_is_refused(log, word):
-    with pytest.raises(ValueError, match=word):
+    with pytest.raises(LogError, match=word):
         HandState.replay(log)
+
+
+def _deal(**change) -> dict:
+    """A valid deal (seat 1 dealt 10..19) with ``change`` applied."""
+    return {"dealer": 0, "hands": [list(range(10)), list(range(10, 20))], "upcard": 20, "stock": list(range(21, 52)),
+            **change}
+
+
+def _inconsistent_search_position():
+    from dataclasses import replace
+    from ginenv import decode, raw_env
+    from ginenv.search import position
+    env = raw_env()
+    env.reset(seed=0)
+    view = decode(env.observe(env.agent_selection))
+    return position(replace(view, stock_size=view.stock_size - 1))
+
+
+REFUSED_STARTS = [   # (call, error class, the message's prefix and a word of it)
+    (lambda: HandState.from_deal(**_deal(upcard=0)), PositionError, "deal: not a permutation"),
+    (lambda: HandState.from_deal(**_deal(dealer=2)), PositionError, "deal: dealer"),
+    (lambda: Deal.from_deck(list(range(51)), dealer=0), PositionError, "deal: the deck has 51"),
+    (lambda: HandState.from_position(**{**GOOD, "pile": []}), PositionError, "position: hands, stock and pile"),
+    (lambda: HandState.from_position(**{**GOOD, "current_player": 2}), PositionError, "position: dealer"),
+    (_inconsistent_search_position, PositionError, "position: the observation is inconsistent"),
+    (lambda: HandState.replay({"ruleset": {}, "events": [], "deal": _deal(stock=[])}), PositionError, "deal: stock"),
+    (lambda: HandState.replay({"ruleset": {"gin_bonus": -1}, "events": [], "deal": _deal()}), LogError,
+     "log: ruleset: gin_bonus"),
+    (lambda: HandState.replay({"ruleset": {}, "events": [{"action": 0}], "deal": _deal()}), IllegalActionError,
+     "illegal action 0"),   # the first decision is the upcard offer: no stock draw
+    (lambda: HandState.from_state([]), LogError, "state: must be a dict"),
+]
+
+
+@pytest.mark.parametrize("call, error, prefix", REFUSED_STARTS, ids=[p for _, _, p in REFUSED_STARTS])
+def test_bad_starts_and_records_raise_their_own_value_error_class(call, error, prefix):
+    with pytest.raises(error) as refused:
+        call()
+    assert isinstance(refused.value, ValueError) and str(refused.value).startswith(prefix)
+
+
+def test_a_refused_deal_in_reset_options_is_a_position_error_that_changes_nothing():
+    from ginenv import raw_env
+    aec = raw_env()
+    aec.reset(seed=5)
+    before = _aec_snapshot(aec)
+    with pytest.raises(PositionError, match="deal: not a permutation"):
+        aec.reset(seed=6, options={"deal": _deal(upcard=0)})
+    assert _aec_snapshot(aec) == before
+
+
+def test_the_error_classes_are_exported_value_errors():
+    import ginenv
+    assert ginenv.PositionError is PositionError and ginenv.LogError is LogError
+    assert issubclass(PositionError, ValueError) and issubclass(LogError, ValueError)
 
 
 # ----- silent acceptance and deep errors ------------------------------------------------------
