@@ -120,6 +120,47 @@ def card_features(obs: torch.Tensor) -> torch.Tensor:
                       per_row], dim=1)
 
 
+def suit_permutations() -> torch.Tensor:
+    """int64[24, 52]: for each of the 24 orders of the suits, card ``c``'s image (same rank,
+    permuted suit); row 0 is the identity.
+
+    >>> maps = suit_permutations()
+    >>> maps.shape, bool((maps[0] == torch.arange(52)).all()), bool((maps % 13 == torch.arange(52) % 13).all())
+    (torch.Size([24, 52]), True, True)
+    """
+    from itertools import permutations
+
+    cards = torch.arange(52)
+    return torch.stack([torch.tensor(order)[cards // 13] * 13 + cards % 13 for order in permutations(range(4))])
+
+
+def permute_suits(features: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor,
+                  maps: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The same decisions with the suits renamed, decision ``i`` by card map ``maps[i]`` (rows
+    of :func:`suit_permutations`): ``kind="cards"`` features ``[B, FEATURES["cards"]]`` (the
+    card channels move, the context stays), masks ``[B, 108]`` and actions ``[B]`` (a discard
+    or knock of ``c`` becomes one of ``maps[i, c]``).  The rules treat the suits alike, so the
+    renamed position is as good a training example: data augmentation for cloning.
+
+    >>> f, m, a = torch.rand(1, FEATURES["cards"]), torch.zeros(1, NUM_ACTIONS, dtype=torch.bool), torch.tensor([3])
+    >>> m[0, 3] = True
+    >>> _, m2, a2 = permute_suits(f, m, a, suit_permutations()[[23]])  # clubs <-> spades, diamonds <-> hearts
+    >>> int(a2), bool(m2[0, 3 + 39])
+    (42, True)
+    """
+    inverse = torch.argsort(maps, dim=1)  # new card j shows old card inverse[j]
+    batch = len(features)
+    cards = features[:, :CARD_CHANNELS * 52].reshape(batch, CARD_CHANNELS, 52)
+    cards = cards.gather(2, inverse[:, None, :].expand(-1, CARD_CHANNELS, -1))
+    moved = torch.cat([masks[:, :DISCARD_BASE], *(masks[:, base:base + 52].gather(1, inverse)
+                                                   for base in (DISCARD_BASE, KNOCK_BASE)), masks[:, BIG_GIN:]], dim=1)
+    on_card = (actions >= DISCARD_BASE) & (actions < BIG_GIN)
+    base = torch.where(actions >= KNOCK_BASE, KNOCK_BASE, DISCARD_BASE)
+    card = (actions - base).clamp(0, 51)
+    renamed = torch.where(on_card, base + maps.gather(1, card[:, None])[:, 0], actions)
+    return torch.cat([cards.flatten(1), features[:, CARD_CHANNELS * 52:]], dim=1), moved, renamed
+
+
 assert (DRAW_STOCK, TAKE_DISCARD, PASS, DISCARD_BASE, KNOCK_BASE, BIG_GIN) == (0, 1, 2, 3, 55, 107)  # head's order
 FEATURES = {"cards": CARD_CHANNELS * 52 + CONTEXT_SIZE, "mlp": OBSERVATION_SIZE}
 """Input width of :meth:`PolicyNet.head` by kind."""

@@ -146,7 +146,26 @@ def test_dagger_settings_go_together(extra):
         _cfg(*extra)
 
 
-@pytest.mark.parametrize("key, value", [("clone.chunk", "0"), ("clone.workers", "0"), ("clone.cache", "''")])
+def test_augmentation_needs_the_card_network():
+    from train.config import ConfigError
+
+    with pytest.raises(ConfigError, match="clone.augment"):
+        _cfg("clone.augment=true", "policy.kind=mlp")
+
+
+def test_held_out_agreement_is_scored_and_augmented_cloning_learns():
+    """Cloning ``simple`` with renamed suits still learns it: most held-out decisions agree."""
+    from agents.neural import Architecture, PolicyNet
+    from train.clone import fit
+
+    cfg = _cfg("clone.augment=true", "clone.epochs=3", "clone.decisions=2400", "clone.chunk=800")
+    data = record_decisions(cfg, progress_bar=False)
+    held_out = replay_chunk(Recording.of(cfg), 7, record_chunk((Recording.of(cfg), 7, None))[1], 0.99)
+    metrics = fit(PolicyNet(Architecture(hidden=64)), data, cfg, progress_bar=False, held_out=held_out)
+    assert metrics["held_out_accuracy"] > 0.6  # a uniform legal choice agrees about a third of the time
+
+
+@pytest.mark.parametrize("key, value", [("clone.knock_weight", "0"), ("clone.augment", "2"), ("clone.chunk", "0"), ("clone.workers", "0"), ("clone.cache", "''")])
 def test_bad_clone_settings_are_named(key, value):
     from train.config import ConfigError
 

@@ -10,9 +10,9 @@ import torch
 import ginenv
 from agents import make_agent
 from agents.neural import (CARD_CHANNELS, FEATURES, Architecture, CheckpointError, NeuralAgent, PolicyNet,
-                           card_features, load_policy)
+                           card_features, load_policy, permute_suits, suit_permutations)
 from ginenv.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv.encoding import SLICES
+from ginenv.encoding import LAYOUT, SLICES
 from ginenv.vector import VectorGinEnv
 from train.checkpoint import atomic_save, save_policy
 from train.evaluate import evaluate
@@ -147,3 +147,40 @@ def test_ppo_agent_is_an_opponent_in_the_gymnasium_wrapper(tmp_path):
         obs, reward, terminated, truncated, info = env.step(action)
         done = terminated or truncated
     assert "hand_result" in info
+
+
+def _renamed_observations(obs: np.ndarray, card_map: np.ndarray) -> np.ndarray:
+    """Observations with every card-indexed entry moved from card c to ``card_map[c]``."""
+    out = obs.copy()
+    for piece in LAYOUT:
+        if piece.kind == "bits" and piece.size % 52 == 0:
+            block = obs[:, SLICES[piece.name]].reshape(len(obs), -1, 52)
+            moved = np.empty_like(block)
+            moved[:, :, card_map] = block
+            out[:, SLICES[piece.name]] = moved.reshape(len(obs), -1)
+    return out
+
+
+def test_renaming_the_suits_of_a_position_renames_its_features_masks_and_actions():
+    """permute_suits (cloning's augmentation) gives what the features of the renamed position
+    are: the rules and the rule-derived inputs treat the suits alike."""
+    venv = VectorGinEnv(64, seed=4)
+    obs, masks, _ = venv.reset()
+    rng, seen = np.random.default_rng(4), []
+    for _ in range(40):
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        seen.append((obs, masks, actions))
+        obs, masks, *_ = venv.step(actions)
+    obs, masks, actions = (np.concatenate(parts) for parts in zip(*seen))
+    maps = suit_permutations()
+    pick = torch.from_numpy(rng.integers(24, size=len(obs)))
+    features, moved_masks, moved_actions = permute_suits(card_features(torch.from_numpy(obs)), torch.from_numpy(masks > 0),
+                                                         torch.from_numpy(actions), maps[pick])
+    for i in range(0, len(obs), 97):
+        card_map = maps[pick[i]].numpy()
+        renamed = _renamed_observations(obs[i:i + 1], card_map)
+        np.testing.assert_allclose(features[i].numpy(), card_features(torch.from_numpy(renamed))[0].numpy(), atol=1e-6)
+    assert bool(moved_masks[torch.arange(len(obs)), moved_actions].all())  # a legal action stays legal
+    assert (moved_masks.sum(1) == torch.from_numpy((masks > 0).sum(1))).all()
+    plain = actions < DISCARD_BASE
+    assert (moved_actions[torch.from_numpy(plain)] == torch.from_numpy(actions[plain])).all()

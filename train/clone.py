@@ -11,7 +11,7 @@ labels every position with its own choice.  The policy then minimises the cross-
 regresses the seat's discounted return where the episode ended within its chunk (so PPO
 starts with a sensible critic).
 
->>> from agents.neural import PolicyNet
+>>> from agents.neural import PolicyNet, permute_suits, suit_permutations
 >>> from train.config import load_config
 >>> cfg = load_config(None, ["clone.agent=simple", "clone.decisions=300", "clone.epochs=1", "env.num_envs=8"])
 >>> metrics = clone(PolicyNet(), cfg, progress_bar=False)
@@ -35,7 +35,7 @@ from tqdm import tqdm
 from agents import make_agent
 from agents.base import act_batch, parse_spec
 from agents.masked import MaskedCategorical
-from agents.neural import PolicyNet
+from agents.neural import PolicyNet, permute_suits, suit_permutations
 from ginenv.vector import VectorGinEnv
 
 from .config import RunConfig
@@ -204,33 +204,66 @@ def _credit(returns: np.ndarray, indices: list[int], reward: float, gamma: float
 def clone(net: PolicyNet, cfg: RunConfig, progress_bar: bool = True, folder: Optional[Path] = None) -> dict[str, Any]:
     """Train ``net`` to imitate ``cfg.clone.agent``; returns the final loss and accuracy.
     ``folder`` keeps the recorded decisions (see :func:`record_decisions`)."""
+    return fit(net, record_decisions(cfg, progress_bar, folder, cfg.clone.workers), cfg, progress_bar)
+
+
+def fit(net: PolicyNet, data: tuple[np.ndarray, ...], cfg: RunConfig, progress_bar: bool = True,
+        held_out: Optional[tuple[np.ndarray, ...]] = None) -> dict[str, Any]:
+    """Train ``net`` on recorded ``(obs, masks, actions, returns, finished)`` as ``cfg.clone``
+    says; ``held_out`` decisions (same form) are only scored, after each epoch."""
     c = cfg.clone
-    obs, masks, actions, returns, finished = record_decisions(cfg, progress_bar, folder, c.workers)
-    with torch.no_grad():  # in slices: a full observation is 8.6 kB, its features a third of that
-        b_features = torch.cat([net.features(torch.from_numpy(obs[i:i + 16384])) for i in range(0, len(obs), 16384)])
+    obs, masks, actions, returns, finished = data
+    b_features = _features(net, obs)
     del obs
     b_masks = torch.from_numpy(masks > 0)
     b_actions, b_returns, b_finished = torch.from_numpy(actions), torch.from_numpy(returns), torch.from_numpy(finished)
+    b_weights = torch.where(b_masks[:, 55:107].any(1), c.knock_weight, 1.0)  # ids 55..106: knock with card c
     optimizer = torch.optim.Adam(net.parameters(), lr=c.lr)
     generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 7))
+    suit_maps = suit_permutations()
     size, mb = len(b_actions), 256
+    updates = c.epochs * math.ceil(size / mb)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda u: 1 - u / updates if c.anneal_lr else 1.0)
     metrics: dict[str, Any] = {"agent": c.agent, "decisions": size}
-    net.train()
     for epoch in tqdm(range(c.epochs), desc="cloning: training", disable=not progress_bar):
+        net.train()
         order = torch.randperm(size, generator=generator)
         correct, total_loss = 0, 0.0
         for start in range(0, size, mb):
             index = order[start:start + mb]
-            logits, values = net.head(b_features[index])
-            dist = MaskedCategorical(logits, b_masks[index])
-            policy_loss = -dist.log_prob(b_actions[index]).mean()
+            features, masks, actions = b_features[index], b_masks[index], b_actions[index]
+            if c.augment:
+                features, masks, actions = permute_suits(
+                    features, masks, actions, suit_maps[torch.randint(len(suit_maps), (len(index),), generator=generator)])
+            logits, values = net.head(features)
+            dist = MaskedCategorical(logits, masks)
+            weights = b_weights[index]
+            nll = -dist.log_prob(actions)
+            policy_loss = (weights * nll).sum() / weights.sum()
             counted = b_finished[index].float()  # returns cut short by the chunk's end are not targets
             value_loss = 0.5 * (counted * (values - b_returns[index]) ** 2).sum() / counted.sum().clamp(min=1)
             optimizer.zero_grad()
             (policy_loss + cfg.ppo.vf_coef * value_loss).backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.ppo.max_grad_norm)
             optimizer.step()
-            correct += int((dist.mode() == b_actions[index]).sum())
-            total_loss += float(policy_loss.detach()) * len(index)
+            scheduler.step()
+            correct += int((dist.mode() == actions).sum())
+            total_loss += float(nll.detach().sum())
         metrics.update(epoch=epoch + 1, loss=total_loss / size, accuracy=correct / size)
+        if held_out is not None:
+            metrics["held_out_accuracy"] = agreement(net, held_out[0], held_out[1], held_out[2])
     return metrics
+
+
+def agreement(net: PolicyNet, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> float:
+    """Share of decisions where ``net``'s most likely legal action is ``actions``'."""
+    net.eval()
+    with torch.no_grad():
+        logits, _ = net.head(_features(net, obs))
+        mode = MaskedCategorical(logits, torch.from_numpy(masks > 0)).mode()
+    return float((mode == torch.from_numpy(actions)).float().mean())
+
+
+def _features(net: PolicyNet, obs: np.ndarray) -> torch.Tensor:
+    with torch.no_grad():  # in slices: a full observation is 8.6 kB, its features a third of that
+        return torch.cat([net.features(torch.from_numpy(obs[i:i + 16384])) for i in range(0, len(obs), 16384)])

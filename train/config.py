@@ -136,6 +136,15 @@ class CloneConfig:
     """Folder keeping the recorded actions (a few bytes a decision; observations are replayed),
     in a sub-folder per recording, so an interrupted recording resumes and runs with the same
     agent, rules, seed and chunking share it; ``null``: the run folder's ``clone/``."""
+    knock_weight: float = 1.0
+    """Weight in the cloning loss of the positions where knocking is legal (about 4% of
+    decisions, and the costliest to get wrong)."""
+    anneal_lr: bool = False
+    """Decay the learning rate linearly to 0 over the cloning epochs."""
+    augment: bool = False
+    """Rename the suits of each training position at random (one of 24 orders; the rules treat
+    suits alike, so it is as good an example): more positions from the same recording.
+    Needs ``policy.kind: cards``."""
     dagger: Optional[str] = None
     """Agent spec (usually an earlier clone, ``ppo:path=...``) that plays the games of an extra
     recording in which ``agent`` only labels each position with its own choice (DAgger): the
@@ -323,6 +332,7 @@ CHECKS: dict[str, Any] = {
     "shaping.deadwood": _number(0, 100),
     "clone.agent": _optional(_agent_spec), "clone.decisions": _int(1, 10**8), "clone.epochs": _int(1, 1000),
     "clone.lr": _number(0, 1, open_low=True), "clone.chunk": _int(1, 10**7), "clone.workers": _int(1, 256),
+    "clone.knock_weight": _number(0, 1000, open_low=True), "clone.anneal_lr": _flag, "clone.augment": _flag,
     "clone.dagger": _optional(_agent_spec), "clone.dagger_decisions": _int(0, 10**8),
     "clone.cache": _optional(lambda v: None if isinstance(v, str) and v else "must be a folder path"),
     "eval.every": _int(0, 10**6), "eval.opponents": _specs, "eval.games": _int(2, 10**6),
@@ -456,6 +466,8 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
         raise ConfigError("clone.dagger and clone.dagger_decisions go together, and need clone.agent (the labeller); "
                           f"got agent={cfg.clone.agent!r}, dagger={cfg.clone.dagger!r}, "
                           f"dagger_decisions={cfg.clone.dagger_decisions}")
+    if cfg.clone.augment and cfg.policy.kind != "cards":
+        raise ConfigError(f"clone.augment: needs policy.kind 'cards' (its card channels are renamed), got {cfg.policy.kind!r}")
     resolve_ruleset(cfg.env.ruleset)
     if cfg.init is not None:
         _check_init(cfg.init, cfg.policy)
