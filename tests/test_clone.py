@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from agents import make_agent
 from agents.base import act_batch
@@ -156,12 +157,14 @@ def test_augmentation_needs_the_card_network():
 def test_held_out_agreement_is_scored_and_augmented_cloning_learns():
     """Cloning ``simple`` with renamed suits still learns it: most held-out decisions agree."""
     from agents.neural import Architecture, PolicyNet
-    from train.clone import fit
+    from train.clone import features_of, fit
 
     cfg = _cfg("clone.augment=true", "clone.epochs=3", "clone.decisions=2400", "clone.chunk=800")
-    data = record_decisions(cfg, progress_bar=False)
-    held_out = replay_chunk(Recording.of(cfg), 7, record_chunk((Recording.of(cfg), 7, None))[1], 0.99)
-    metrics = fit(PolicyNet(Architecture(hidden=64)), data, cfg, progress_bar=False, held_out=held_out)
+    net = PolicyNet(Architecture(hidden=64))
+    data = record_decisions(cfg, progress_bar=False, observe=lambda obs: features_of(net, obs))
+    obs, *rest = replay_chunk(Recording.of(cfg), 7, record_chunk((Recording.of(cfg), 7, None))[1], 0.99)
+    assert data[0].shape == (2400, net.features(torch.from_numpy(obs[:1])).shape[1])
+    metrics = fit(net, data, cfg, progress_bar=False, held_out=(features_of(net, obs), *rest))
     assert metrics["held_out_accuracy"] > 0.6  # a uniform legal choice agrees about a third of the time
 
 

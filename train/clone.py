@@ -26,7 +26,7 @@ import math
 import multiprocessing
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
 import torch
@@ -153,7 +153,7 @@ def replay_chunk(rec: Recording, k: int, actions: np.ndarray, gamma: float) -> t
 
 
 def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional[Path] = None,
-                     workers: int = 1) -> tuple[np.ndarray, ...]:
+                     workers: int = 1, observe: Optional[Callable[[np.ndarray], Any]] = None) -> tuple[Any, ...]:
     """``(obs, masks, actions, returns, finished)`` of at least ``clone.decisions`` decisions
     of ``clone.agent`` playing itself, then of ``clone.dagger_decisions`` positions of
     ``clone.dagger``'s games labelled by ``clone.agent`` (see :func:`replay_chunk`).
@@ -161,15 +161,16 @@ def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional
     ``folder``: keep each chunk's actions in ``folder/<recording key>/`` and reuse the ones
     already there (a killed recording resumes; runs of the same recording share it).
     ``workers > 1`` records chunks in that many ``spawn`` processes; the result does not
-    depend on ``workers``.
+    depend on ``workers``.  ``observe``: what to keep of each chunk's observations instead of
+    them (e.g. a network's features, a third of their size; the chunks are replayed one by one).
     """
     recordings = [Recording.of(cfg)] + ([Recording.of(cfg, dagger=True)] if cfg.clone.dagger else [])
-    parts = [record(rec, cfg.ppo.gamma, progress_bar, folder, workers) for rec in recordings]
-    return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+    parts = [record(rec, cfg.ppo.gamma, progress_bar, folder, workers, observe) for rec in recordings]
+    return _joined(parts)
 
 
 def record(rec: Recording, gamma: float, progress_bar: bool = True, folder: Optional[Path] = None,
-           workers: int = 1) -> tuple[np.ndarray, ...]:
+           workers: int = 1, observe: Optional[Callable[[np.ndarray], Any]] = None) -> tuple[Any, ...]:
     """:func:`record_decisions` for one recording."""
     keep = None if folder is None else Path(folder) / rec.key()
     if keep is not None:
@@ -191,8 +192,15 @@ def record(rec: Recording, gamma: float, progress_bar: bool = True, folder: Opti
         else:
             with multiprocessing.get_context("spawn").Pool(min(workers, len(missing))) as pool:
                 collect(pool.imap_unordered(record_chunk, missing))
-    parts = [replay_chunk(rec, k, actions[k], gamma) for k in range(rec.chunks)]
-    return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+    observe = observe or (lambda obs: obs)
+    parts = [(observe(obs), *rest) for obs, *rest in (replay_chunk(rec, k, actions[k], gamma) for k in range(rec.chunks))]
+    return _joined(parts)
+
+
+def _joined(parts: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    """The parts' arrays (numpy or torch) joined field by field."""
+    return tuple(torch.cat(arrays) if isinstance(arrays[0], torch.Tensor) else np.concatenate(arrays)
+                 for arrays in zip(*parts))
 
 
 def _credit(returns: np.ndarray, indices: list[int], reward: float, gamma: float) -> None:
@@ -204,17 +212,17 @@ def _credit(returns: np.ndarray, indices: list[int], reward: float, gamma: float
 def clone(net: PolicyNet, cfg: RunConfig, progress_bar: bool = True, folder: Optional[Path] = None) -> dict[str, Any]:
     """Train ``net`` to imitate ``cfg.clone.agent``; returns the final loss and accuracy.
     ``folder`` keeps the recorded decisions (see :func:`record_decisions`)."""
-    return fit(net, record_decisions(cfg, progress_bar, folder, cfg.clone.workers), cfg, progress_bar)
+    data = record_decisions(cfg, progress_bar, folder, cfg.clone.workers, observe=lambda obs: features_of(net, obs))
+    return fit(net, data, cfg, progress_bar)
 
 
-def fit(net: PolicyNet, data: tuple[np.ndarray, ...], cfg: RunConfig, progress_bar: bool = True,
-        held_out: Optional[tuple[np.ndarray, ...]] = None) -> dict[str, Any]:
-    """Train ``net`` on recorded ``(obs, masks, actions, returns, finished)`` as ``cfg.clone``
-    says; ``held_out`` decisions (same form) are only scored, after each epoch."""
+def fit(net: PolicyNet, data: tuple[Any, ...], cfg: RunConfig, progress_bar: bool = True,
+        held_out: Optional[tuple[Any, ...]] = None) -> dict[str, Any]:
+    """Train ``net`` on recorded ``(features, masks, actions, returns, finished)`` (the
+    features :func:`features_of` the observations) as ``cfg.clone`` says; ``held_out``
+    decisions (same form) are only scored, after each epoch."""
     c = cfg.clone
-    obs, masks, actions, returns, finished = data
-    b_features = _features(net, obs)
-    del obs
+    b_features, masks, actions, returns, finished = data
     b_masks = torch.from_numpy(masks > 0)
     b_actions, b_returns, b_finished = torch.from_numpy(actions), torch.from_numpy(returns), torch.from_numpy(finished)
     b_weights = torch.where(b_masks[:, 55:107].any(1), c.knock_weight, 1.0)  # ids 55..106: knock with card c
@@ -255,15 +263,17 @@ def fit(net: PolicyNet, data: tuple[np.ndarray, ...], cfg: RunConfig, progress_b
     return metrics
 
 
-def agreement(net: PolicyNet, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> float:
-    """Share of decisions where ``net``'s most likely legal action is ``actions``'."""
+def agreement(net: PolicyNet, features: torch.Tensor, masks: np.ndarray, actions: np.ndarray) -> float:
+    """Share of decisions (:func:`features_of` their observations) where ``net``'s most likely
+    legal action is ``actions``'."""
     net.eval()
     with torch.no_grad():
-        logits, _ = net.head(_features(net, obs))
+        logits, _ = net.head(features)
         mode = MaskedCategorical(logits, torch.from_numpy(masks > 0)).mode()
     return float((mode == torch.from_numpy(actions)).float().mean())
 
 
-def _features(net: PolicyNet, obs: np.ndarray) -> torch.Tensor:
+def features_of(net: PolicyNet, obs: np.ndarray) -> torch.Tensor:
+    """What ``net.head`` reads, for observations ``[B, OBSERVATION_SIZE]``."""
     with torch.no_grad():  # in slices: a full observation is 8.6 kB, its features a third of that
         return torch.cat([net.features(torch.from_numpy(obs[i:i + 16384])) for i in range(0, len(obs), 16384)])
