@@ -185,7 +185,7 @@ def record(rec: Recording, gamma: float, progress_bar: bool = True, folder: Opti
         def collect(done: Iterable[tuple[int, np.ndarray]]) -> None:
             for k, chunk_actions in done:
                 actions[k] = chunk_actions
-                bar.update(chunk_actions.size)
+                bar.update(rec.steps * rec.num_envs)  # decisions (a DAgger chunk holds two arrays)
         collect((k, np.load(path)) for k, path in kept.items())
         if workers == 1 or len(missing) <= 1:
             collect(map(record_chunk, missing))
