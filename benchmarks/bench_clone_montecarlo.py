@@ -24,7 +24,7 @@ from agents import make_agent
 from agents.base import act_batch
 from agents.masked import MaskedCategorical
 from agents.neural import PolicyNet
-from train.clone import Recording, features_of, fit, replay_chunk
+from train.clone import Recording, features_of, fit, join_parts, replay_chunk
 from train.config import load_config
 
 CONFIG = "configs/pagat_mc.yaml"
@@ -43,7 +43,7 @@ def replayed(chunks: range | tuple, net: PolicyNet | None = None) -> tuple:
     parts = [replay_chunk(rec, k, np.load(folder / f"chunk_{k:05d}.npy"), 0.995) for k in chunks]
     if net is not None:
         parts = [(features_of(net, obs), *rest) for obs, *rest in parts]
-    return tuple(torch.cat(a) if isinstance(a[0], torch.Tensor) else np.concatenate(a) for a in zip(*parts))
+    return join_parts(parts)
 
 
 def by_kind(chosen: np.ndarray, labels: np.ndarray, masks: np.ndarray) -> dict[str, float]:

@@ -105,7 +105,7 @@ def test_dagger_positions_come_from_the_driver_and_labels_from_the_agent():
     _, actions = record_chunk((rec, 0, None))
     assert actions.shape == (2, rec.steps, rec.num_envs)
     played, labels = actions
-    teacher, driver = make_agent("simple", seed=derive_seed(rec.seed, 5, 0)), make_agent("random", seed=derive_seed(rec.seed, 9, 0))
+    teacher, driver = make_agent("simple", seed=derive_seed(rec.seed, 5, 0)), make_agent("random", seed=derive_seed(rec.seed, 10, 0))
     venv = rec.env(0)
     obs, masks, _ = venv.reset()
     for t in range(rec.steps):

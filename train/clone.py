@@ -11,7 +11,7 @@ labels every position with its own choice.  The policy then minimises the cross-
 regresses the seat's discounted return where the episode ended within its chunk (so PPO
 starts with a sensible critic).
 
->>> from agents.neural import PolicyNet, permute_suits, suit_permutations
+>>> from agents.neural import PolicyNet
 >>> from train.config import load_config
 >>> cfg = load_config(None, ["clone.agent=simple", "clone.decisions=300", "clone.epochs=1", "env.num_envs=8"])
 >>> metrics = clone(PolicyNet(), cfg, progress_bar=False)
@@ -36,6 +36,7 @@ from agents import make_agent
 from agents.base import act_batch, parse_spec
 from agents.masked import MaskedCategorical
 from agents.neural import PolicyNet, permute_suits, suit_permutations
+from ginenv.actions import BIG_GIN, KNOCK_BASE
 from ginenv.vector import VectorGinEnv
 
 from .config import RunConfig
@@ -108,7 +109,7 @@ def record_chunk(task: tuple[Recording, int, Optional[Path]]) -> tuple[int, np.n
     rec, k, folder = task
     path = chunk_path(folder, k)
     agent = make_agent(rec.agent, seed=derive_seed(rec.seed, 5, k))
-    driver = None if rec.driver is None else make_agent(rec.driver, seed=derive_seed(rec.seed, 9, k))
+    driver = None if rec.driver is None else make_agent(rec.driver, seed=derive_seed(rec.seed, 10, k))
     venv = rec.env(k)
     obs, masks, _ = venv.reset()
     actions = np.empty((1 if driver is None else 2, rec.steps, rec.num_envs), dtype=np.int16)
@@ -166,7 +167,7 @@ def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional
     """
     recordings = [Recording.of(cfg)] + ([Recording.of(cfg, dagger=True)] if cfg.clone.dagger else [])
     parts = [record(rec, cfg.ppo.gamma, progress_bar, folder, workers, observe) for rec in recordings]
-    return _joined(parts)
+    return join_parts(parts)
 
 
 def record(rec: Recording, gamma: float, progress_bar: bool = True, folder: Optional[Path] = None,
@@ -194,10 +195,10 @@ def record(rec: Recording, gamma: float, progress_bar: bool = True, folder: Opti
                 collect(pool.imap_unordered(record_chunk, missing))
     observe = observe or (lambda obs: obs)
     parts = [(observe(obs), *rest) for obs, *rest in (replay_chunk(rec, k, actions[k], gamma) for k in range(rec.chunks))]
-    return _joined(parts)
+    return join_parts(parts)
 
 
-def _joined(parts: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+def join_parts(parts: list[tuple[Any, ...]]) -> tuple[Any, ...]:
     """The parts' arrays (numpy or torch) joined field by field."""
     return tuple(torch.cat(arrays) if isinstance(arrays[0], torch.Tensor) else np.concatenate(arrays)
                  for arrays in zip(*parts))
@@ -225,7 +226,7 @@ def fit(net: PolicyNet, data: tuple[Any, ...], cfg: RunConfig, progress_bar: boo
     b_features, masks, actions, returns, finished = data
     b_masks = torch.from_numpy(masks > 0)
     b_actions, b_returns, b_finished = torch.from_numpy(actions), torch.from_numpy(returns), torch.from_numpy(finished)
-    b_weights = torch.where(b_masks[:, 55:107].any(1), c.knock_weight, 1.0)  # ids 55..106: knock with card c
+    b_weights = torch.where(b_masks[:, KNOCK_BASE:BIG_GIN].any(1), c.knock_weight, 1.0)
     optimizer = torch.optim.Adam(net.parameters(), lr=c.lr)
     generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 7))
     suit_maps = suit_permutations()
@@ -259,7 +260,7 @@ def fit(net: PolicyNet, data: tuple[Any, ...], cfg: RunConfig, progress_bar: boo
             total_loss += float(nll.detach().sum())
         metrics.update(epoch=epoch + 1, loss=total_loss / size, accuracy=correct / size)
         if held_out is not None:
-            metrics["held_out_accuracy"] = agreement(net, held_out[0], held_out[1], held_out[2])
+            metrics["held_out_accuracy"] = agreement(net, *held_out[:3])
     return metrics
 
 
