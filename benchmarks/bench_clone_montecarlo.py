@@ -7,6 +7,7 @@ it on chunks 14 and 15 (held out when ``--chunks`` is at most 14), by kind of de
 
     python benchmarks/bench_clone_montecarlo.py --chunks 7 --set clone.epochs=12 --set clone.augment=true
     python benchmarks/bench_clone_montecarlo.py --teacher 2048   # montecarlo, reseeded, on 2048 positions
+    python benchmarks/bench_clone_montecarlo.py --policy models/pagat_mc/clone.pt   # a trained policy, by kind
 
 The figures of the README's "Strength of the learned agent" came from these commands.
 """
@@ -23,7 +24,7 @@ import torch
 from agents import make_agent
 from agents.base import act_batch
 from agents.masked import MaskedCategorical
-from agents.neural import PolicyNet
+from agents.neural import PolicyNet, load_policy
 from train.clone import Recording, features_of, fit, join_parts, replay_chunk
 from train.config import load_config
 
@@ -56,6 +57,15 @@ def by_kind(chosen: np.ndarray, labels: np.ndarray, masks: np.ndarray) -> dict[s
     return out
 
 
+def held_out_by_kind(net: PolicyNet) -> dict[str, float]:
+    """``net``'s agreement with montecarlo on the held-out chunks, by kind of decision."""
+    features, masks, labels, _, _ = replayed(HELD_OUT, net)
+    with torch.no_grad():
+        logits, _ = net.head(features)
+    chosen = MaskedCategorical(logits, torch.from_numpy(masks > 0)).mode().numpy()
+    return by_kind(chosen, labels, masks)
+
+
 def clone_run(chunks: int, overrides: list[str]) -> dict:
     cfg = load_config(CONFIG, overrides)
     torch.manual_seed(cfg.seed)
@@ -63,10 +73,7 @@ def clone_run(chunks: int, overrides: list[str]) -> dict:
     held = replayed(HELD_OUT, net)
     start = time.time()
     metrics = fit(net, replayed(range(chunks), net), cfg, progress_bar=True, held_out=held)
-    with torch.no_grad():
-        logits, _ = net.head(held[0])
-        chosen = MaskedCategorical(logits, torch.from_numpy(held[1] > 0)).mode().numpy()
-    return {**metrics, "held_out_by_kind": by_kind(chosen, held[2], held[1]), "seconds": time.time() - start,
+    return {**metrics, "held_out_by_kind": held_out_by_kind(net), "seconds": time.time() - start,
             "overrides": overrides}
 
 
@@ -84,10 +91,15 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=7, help="training chunks 0..N-1 (20,096 decisions each)")
     parser.add_argument("--set", action="append", default=[], help="config override, e.g. clone.augment=true")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--policy", help="instead: score this policy file on the held-out chunks")
     parser.add_argument("--teacher", type=int, default=0, help="instead: montecarlo's agreement with itself on N positions")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    print(json.dumps(teacher_run(args.teacher) if args.teacher else clone_run(args.chunks, args.set), indent=1))
+    if args.policy:
+        result = {"policy": args.policy, "held_out_by_kind": held_out_by_kind(load_policy(args.policy).eval())}
+    else:
+        result = teacher_run(args.teacher) if args.teacher else clone_run(args.chunks, args.set)
+    print(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":
