@@ -100,7 +100,7 @@ def test_a_run_killed_while_recording_resumes_from_its_kept_chunks(tmp_path):
 
 def test_dagger_positions_come_from_the_driver_and_labels_from_the_agent():
     """DAgger: the driver's actions move the games, the agent's choices in those positions are the targets."""
-    rec = Recording.of(_cfg("clone.dagger=random", "clone.dagger_decisions=200"), dagger=True)
+    rec = Recording.of(_cfg("clone.dagger=random", "clone.dagger_decisions=200"), dagger=0)
     assert rec.driver == "random" and rec.decisions == 200 and rec.key() != Recording.of(_cfg()).key()
     _, actions = record_chunk((rec, 0, None))
     assert actions.shape == (2, rec.steps, rec.num_envs)
@@ -133,9 +133,32 @@ def test_a_retrained_driver_is_a_new_dagger_recording(tmp_path):
     weights = tmp_path / "driver.pt"
     save_policy(PolicyNet(Architecture(hidden=8)), weights)
     cfg = _cfg(f"clone.dagger=ppo:path={weights}", "clone.dagger_decisions=100")
-    first = Recording.of(cfg, dagger=True).key()
+    first = Recording.of(cfg, dagger=0).key()
     save_policy(PolicyNet(Architecture(hidden=16)), weights)
-    assert Recording.of(cfg, dagger=True).key() != first
+    assert Recording.of(cfg, dagger=0).key() != first
+
+
+def test_dagger_rounds_are_recordings_of_their_own_on_deals_of_their_own(tmp_path):
+    """A list of drivers (DAgger rounds): one recording per driver, each on its own deals; adding
+    a round leaves the earlier rounds' recordings (and their kept chunks) as they were."""
+    one = _cfg("clone.dagger=random", "clone.dagger_decisions=200")
+    two = _cfg("clone.dagger=[random, simple]", "clone.dagger_decisions=200")
+    assert two.clone.drivers == ["random", "simple"] and one.clone.drivers == ["random"]
+    first, second = Recording.of(two, dagger=0), Recording.of(two, dagger=1)
+    assert first == Recording.of(one, dagger=0) and first.key() == Recording.of(one, dagger=0).key()
+    assert (second.driver, second.round) == ("simple", 1) and second.key() != first.key()
+    assert not np.array_equal(first.env(0).reset()[0], second.env(0).reset()[0])
+    both = record_decisions(two, progress_bar=False, folder=tmp_path)
+    assert len(both[2]) == Recording.of(two).decisions + 400
+    assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 3
+
+
+@pytest.mark.parametrize("value", ["[]", "[random, nonsense]"])
+def test_dagger_drivers_are_checked(value):
+    from train.config import ConfigError
+
+    with pytest.raises(ConfigError, match="clone.dagger"):
+        _cfg(f"clone.dagger={value}", "clone.dagger_decisions=100")
 
 
 @pytest.mark.parametrize("extra", [["clone.dagger=random"], ["clone.dagger_decisions=100"],

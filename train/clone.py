@@ -6,7 +6,8 @@ The agent (``clone.agent``, any spec of :func:`agents.make_agent`) plays both se
 side; a slow agent such as ``montecarlo`` is worth it, and the kept chunks let a killed
 recording resume).  With ``clone.dagger`` (DAgger), ``clone.dagger_decisions`` more decisions
 come from games that the ``clone.dagger`` agent (an earlier clone) plays while ``clone.agent``
-labels every position with its own choice.  The policy then minimises the cross-entropy of the agent's actions under the masked policy
+labels every position with its own choice; a list of drivers (DAgger rounds: each clone drives
+the next round) gives that many such recordings, each on deals of its own.  The policy then minimises the cross-entropy of the agent's actions under the masked policy
 (:class:`agents.masked.MaskedCategorical`) for ``clone.epochs`` passes, and the value head
 regresses the seat's discounted return where the episode ended within its chunk (so PPO
 starts with a sensible critic).
@@ -47,7 +48,8 @@ from .evaluate import derive_seed
 class Recording:
     """Everything that decides the recorded games: ``chunks`` independent batches of
     ``num_envs`` games, each stepped ``steps`` times by ``agent`` in both seats, or by
-    ``driver`` in both seats while ``agent`` labels each position (DAgger).
+    ``driver`` in both seats while ``agent`` labels each position (DAgger; ``round``: the
+    driver's place in ``clone.dagger``, which picks the deals).
 
     Chunk ``k`` is seeded by ``(seed, k)`` alone, so chunks can be recorded in any order, by
     any process, and kept: only the actions are stored, the observations are replayed.
@@ -64,19 +66,20 @@ class Recording:
     chunks: int
     seed: int
     driver: Optional[str] = None
+    round: int = 0
 
     @classmethod
-    def of(cls, cfg: RunConfig, dagger: bool = False) -> "Recording":
+    def of(cls, cfg: RunConfig, dagger: Optional[int] = None) -> "Recording":
         """The recording ``cfg.clone`` asks for: whole chunks of ``clone.chunk`` decisions
         (rounded up to whole steps of ``env.num_envs`` games) covering ``clone.decisions``
-        (``dagger``: ``clone.dagger_decisions``, played by ``clone.dagger``)."""
+        (``dagger``: round ``dagger``'s ``clone.dagger_decisions``, played by that driver)."""
         e, c = cfg.env, cfg.clone
-        decisions = c.dagger_decisions if dagger else c.decisions
+        decisions = c.decisions if dagger is None else c.dagger_decisions
         steps = math.ceil(min(c.chunk, decisions) / e.num_envs)
         env_kwargs = {"ruleset": e.ruleset, "episode": e.episode, "reward_mode": e.reward_mode,
                       "reward_scale": e.reward_scale}
         return cls(str(c.agent), env_kwargs, e.num_envs, steps, math.ceil(decisions / (steps * e.num_envs)), cfg.seed,
-                   c.dagger if dagger else None)
+                   None if dagger is None else c.drivers[dagger], dagger or 0)
 
     @property
     def decisions(self) -> int:
@@ -85,7 +88,8 @@ class Recording:
     def key(self) -> str:
         """A short digest of what decides a chunk's actions (the cache folder's name), with the
         content of the driver's weights file, if it has one (a retrained clone is a new driver)."""
-        fields = {k: v for k, v in asdict(self).items() if k != "chunks" and (k != "driver" or v is not None)}
+        fields = {k: v for k, v in asdict(self).items()
+                  if k != "chunks" and (k != "driver" or v is not None) and (k != "round" or v)}
         if self.driver is not None:
             weights = parse_spec(self.driver)[1].get("path")
             if isinstance(weights, str) and Path(weights).is_file():
@@ -93,8 +97,8 @@ class Recording:
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
     def env(self, chunk: int) -> VectorGinEnv:
-        stream = 6 if self.driver is None else 9  # DAgger games get deals of their own
-        return VectorGinEnv(self.num_envs, seed=derive_seed(self.seed, stream, chunk), **self.env_kwargs)
+        stream = (6,) if self.driver is None else (9,) if self.round == 0 else (9, self.round)  # DAgger: deals of its own
+        return VectorGinEnv(self.num_envs, seed=derive_seed(self.seed, *stream, chunk), **self.env_kwargs)
 
 
 def chunk_path(folder: Optional[Path], k: int) -> Optional[Path]:
@@ -156,8 +160,8 @@ def replay_chunk(rec: Recording, k: int, actions: np.ndarray, gamma: float) -> t
 def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional[Path] = None,
                      workers: int = 1, observe: Optional[Callable[[np.ndarray], Any]] = None) -> tuple[Any, ...]:
     """``(obs, masks, actions, returns, finished)`` of at least ``clone.decisions`` decisions
-    of ``clone.agent`` playing itself, then of ``clone.dagger_decisions`` positions of
-    ``clone.dagger``'s games labelled by ``clone.agent`` (see :func:`replay_chunk`).
+    of ``clone.agent`` playing itself, then of ``clone.dagger_decisions`` positions of the
+    games of each of ``clone.dagger``'s drivers, labelled by ``clone.agent`` (see :func:`replay_chunk`).
 
     ``folder``: keep each chunk's actions in ``folder/<recording key>/`` and reuse the ones
     already there (a killed recording resumes; runs of the same recording share it).
@@ -165,7 +169,7 @@ def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional
     depend on ``workers``.  ``observe``: what to keep of each chunk's observations instead of
     them (e.g. a network's features, a third of their size; the chunks are replayed one by one).
     """
-    recordings = [Recording.of(cfg)] + ([Recording.of(cfg, dagger=True)] if cfg.clone.dagger else [])
+    recordings = [Recording.of(cfg)] + [Recording.of(cfg, dagger=i) for i in range(len(cfg.clone.drivers))]
     parts = [record(rec, cfg.ppo.gamma, progress_bar, folder, workers, observe) for rec in recordings]
     return join_parts(parts)
 

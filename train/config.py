@@ -145,12 +145,23 @@ class CloneConfig:
     """Rename the suits of each training position at random (one of 24 orders; the rules treat
     suits alike, so it is as good an example): more positions from the same recording.
     Needs ``policy.kind: cards``."""
-    dagger: Optional[str] = None
+    dagger: Optional[Union[str, list[str]]] = None
     """Agent spec (usually an earlier clone, ``ppo:path=...``) that plays the games of an extra
     recording in which ``agent`` only labels each position with its own choice (DAgger): the
-    policy learns what to do in the positions its own mistakes lead to.  ``null``: none."""
+    policy learns what to do in the positions its own mistakes lead to.  A list of specs: one
+    such recording per driver, each on deals of its own (DAgger rounds: add each new clone as
+    the next driver; the earlier recordings are kept).  ``null``: none."""
     dagger_decisions: int = 0
-    """Decisions of that extra recording (added to ``decisions``)."""
+    """Decisions of each such extra recording (added to ``decisions``)."""
+
+    @property
+    def drivers(self) -> list[str]:
+        """``dagger`` as a list (empty without DAgger).
+
+        >>> CloneConfig(dagger="random").drivers, CloneConfig().drivers
+        (['random'], [])
+        """
+        return [] if self.dagger is None else [self.dagger] if isinstance(self.dagger, str) else list(self.dagger)
 
 
 @dataclass(frozen=True)
@@ -313,6 +324,12 @@ def _specs(value: Any) -> Optional[str]:
     return next((f"entry {spec!r} {err}" for spec in value if (err := _agent_spec(spec))), None)
 
 
+def _drivers(value: Any) -> Optional[str]:
+    if isinstance(value, (list, tuple)) and not value:
+        return "must be an agent spec or a non-empty list of them"
+    return _specs(value) if isinstance(value, (list, tuple)) else _agent_spec(value)
+
+
 CHECKS: dict[str, Any] = {
     "name": _name, "seed": _int(0, 2**63 - 1), "threads": _int(1, 256), "checkpoint_every": _int(1, 10**6),
     "keep_checkpoints": _int(1, 1000), "init": _optional(lambda v: None if isinstance(v, str) and v else
@@ -333,7 +350,7 @@ CHECKS: dict[str, Any] = {
     "clone.agent": _optional(_agent_spec), "clone.decisions": _int(1, 10**8), "clone.epochs": _int(1, 1000),
     "clone.lr": _number(0, 1, open_low=True), "clone.chunk": _int(1, 10**7), "clone.workers": _int(1, 256),
     "clone.knock_weight": _number(0, 1000, open_low=True), "clone.anneal_lr": _flag, "clone.augment": _flag,
-    "clone.dagger": _optional(_agent_spec), "clone.dagger_decisions": _int(0, 10**8),
+    "clone.dagger": _optional(_drivers), "clone.dagger_decisions": _int(0, 10**8),
     "clone.cache": _optional(lambda v: None if isinstance(v, str) and v else "must be a folder path"),
     "eval.every": _int(0, 10**6), "eval.opponents": _specs, "eval.games": _int(2, 10**6),
     "eval.episode": _choice("hand", "game"), "eval.best_against": lambda v: None if isinstance(v, str) else "must be a string",
