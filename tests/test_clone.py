@@ -98,6 +98,46 @@ def test_a_run_killed_while_recording_resumes_from_its_kept_chunks(tmp_path):
     assert (run / "clone.pt").is_file() and (run / "final.pt").is_file()
 
 
+def test_held_out_chunks_are_scored_not_trained_on():
+    """``clone.held_out``: the last chunks of the agent's own recording, DAgger rows untouched."""
+    from train.clone import split_held_out
+
+    cfg = _cfg("clone.held_out=1", "clone.dagger=random", "clone.dagger_decisions=200")
+    data = record_decisions(cfg, progress_bar=False)
+    training, held_out = split_held_out(data, cfg)
+    rec = Recording.of(cfg)
+    own, chunk = rec.decisions, rec.steps * rec.num_envs
+    assert np.array_equal(held_out[2], data[2][own - chunk:own])
+    assert np.array_equal(training[2], np.concatenate([data[2][:own - chunk], data[2][own:]]))
+    assert split_held_out(data, _cfg()) == (data, None)
+
+
+@pytest.mark.parametrize("held_out", [3, 4])
+def test_held_out_leaves_a_chunk_to_train_on(held_out):
+    from train.config import ConfigError
+
+    with pytest.raises(ConfigError, match="clone.held_out"):
+        _cfg(f"clone.held_out={held_out}")  # 600 decisions in chunks of 200: 3 chunks
+
+
+def test_a_cloning_run_logs_its_curve_by_epoch(tmp_path):
+    """Each cloning epoch's loss and agreements go to TensorBoard (``clone/*``) and from there
+    to ``clone_curves.csv``, apart from the PPO updates' ``curves.csv``."""
+    from train.cli import main
+
+    cfg = _cfg("ppo.total_steps=64", "ppo.rollout_steps=8", "eval.every=0", "policy.hidden=16", "policy.card_dim=4",
+               "clone.epochs=3", "clone.held_out=1", "name=cloned")
+    run = train(cfg, out=tmp_path, progress_bar=False)
+    assert main(["curves", str(run)]) == 0
+    rows = (run / "clone_curves.csv").read_text().splitlines()
+    assert rows[0] == "epoch,clone/accuracy,clone/held_out_accuracy,clone/loss" and len(rows) == 4
+    last = dict(zip(rows[0].split(","), map(float, rows[-1].split(","))))
+    final = json.loads((run / "clone.json").read_text())
+    assert final["held_out"] == 200 and final["decisions"] == 400
+    assert last["clone/held_out_accuracy"] == pytest.approx(final["held_out_accuracy"], abs=1e-6)
+    assert "clone/loss" not in (run / "curves.csv").read_text().splitlines()[0]
+
+
 def test_dagger_positions_come_from_the_driver_and_labels_from_the_agent():
     """DAgger: the driver's actions move the games, the agent's choices in those positions are the targets."""
     rec = Recording.of(_cfg("clone.dagger=random", "clone.dagger_decisions=200"), dagger=0)

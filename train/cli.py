@@ -198,7 +198,9 @@ def _build_parser() -> argparse.ArgumentParser:
     cu = sub.add_parser("curves", help="export a run's learning curves to CSV and PNG",
                         description="Read RUN_DIR/tb and write RUN_DIR/curves.csv (one row per update, one column "
                                     "per TensorBoard tag) and RUN_DIR/curves.png (evaluation win rates with "
-                                    "intervals, entropy, learner reward, hand outcomes).")
+                                    "intervals, entropy, learner reward, hand outcomes); after a behaviour-cloning "
+                                    "warm start also RUN_DIR/clone_curves.csv (one row per cloning epoch), "
+                                    "drawn in the PNG too.")
     cu.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by `ginrummy train`")
 
     pl = sub.add_parser("play", help="play against an agent in the terminal",

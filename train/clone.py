@@ -214,18 +214,35 @@ def _credit(returns: np.ndarray, indices: list[int], reward: float, gamma: float
         returns[index] += reward * gamma ** back
 
 
-def clone(net: PolicyNet, cfg: RunConfig, progress_bar: bool = True, folder: Optional[Path] = None) -> dict[str, Any]:
-    """Train ``net`` to imitate ``cfg.clone.agent``; returns the final loss and accuracy.
-    ``folder`` keeps the recorded decisions (see :func:`record_decisions`)."""
+def clone(net: PolicyNet, cfg: RunConfig, progress_bar: bool = True, folder: Optional[Path] = None,
+          on_epoch: Optional[Callable[[dict[str, Any]], None]] = None) -> dict[str, Any]:
+    """Train ``net`` to imitate ``cfg.clone.agent``; returns the final loss and accuracy (and
+    the held-out agreement with ``clone.held_out``).  ``folder`` keeps the recorded decisions
+    (see :func:`record_decisions`); ``on_epoch`` is given the figures after each epoch."""
     data = record_decisions(cfg, progress_bar, folder, cfg.clone.workers, observe=lambda obs: features_of(net, obs))
-    return fit(net, data, cfg, progress_bar)
+    data, held_out = split_held_out(data, cfg)
+    return fit(net, data, cfg, progress_bar, held_out, on_epoch)
+
+
+def split_held_out(data: tuple[Any, ...], cfg: RunConfig) -> tuple[tuple[Any, ...], Optional[tuple[Any, ...]]]:
+    """``(training, held_out)``: the last ``clone.held_out`` chunks of the agent's own recording
+    (the first rows of :func:`record_decisions`) kept apart (``None`` without them)."""
+    if not cfg.clone.held_out:
+        return data, None
+    rec = Recording.of(cfg)
+    end = rec.decisions
+    start = end - cfg.clone.held_out * rec.steps * rec.num_envs
+    return (tuple(join_parts([(a[:start],), (a[end:],)])[0] for a in data),
+            tuple(a[start:end] for a in data))
 
 
 def fit(net: PolicyNet, data: tuple[Any, ...], cfg: RunConfig, progress_bar: bool = True,
-        held_out: Optional[tuple[Any, ...]] = None) -> dict[str, Any]:
+        held_out: Optional[tuple[Any, ...]] = None,
+        on_epoch: Optional[Callable[[dict[str, Any]], None]] = None) -> dict[str, Any]:
     """Train ``net`` on recorded ``(features, masks, actions, returns, finished)`` (the
     features :func:`features_of` the observations) as ``cfg.clone`` says; ``held_out``
-    decisions (same form) are only scored, after each epoch."""
+    decisions (same form) are only scored, after each epoch; ``on_epoch`` is given the
+    figures after each epoch."""
     c = cfg.clone
     b_features, masks, actions, returns, finished = data
     b_masks = torch.from_numpy(masks > 0)
@@ -264,7 +281,9 @@ def fit(net: PolicyNet, data: tuple[Any, ...], cfg: RunConfig, progress_bar: boo
             total_loss += float(nll.detach().sum())
         metrics.update(epoch=epoch + 1, loss=total_loss / size, accuracy=correct / size)
         if held_out is not None:
-            metrics["held_out_accuracy"] = agreement(net, *held_out[:3])
+            metrics.update(held_out=len(held_out[2]), held_out_accuracy=agreement(net, *held_out[:3]))
+        if on_epoch is not None:
+            on_epoch(dict(metrics))
     return metrics
 
 

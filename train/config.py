@@ -153,6 +153,10 @@ class CloneConfig:
     the next driver; the earlier recordings are kept).  ``null``: none."""
     dagger_decisions: int = 0
     """Decisions of each such extra recording (added to ``decisions``)."""
+    held_out: int = 0
+    """Chunks of the agent's own recording (its last ones) kept out of training and scored
+    after each epoch: the held-out agreement of the cloning curve (``clone/held_out_accuracy``
+    in TensorBoard).  ``0``: none."""
 
     @property
     def drivers(self) -> list[str]:
@@ -351,6 +355,7 @@ CHECKS: dict[str, Any] = {
     "clone.lr": _number(0, 1, open_low=True), "clone.chunk": _int(1, 10**7), "clone.workers": _int(1, 256),
     "clone.knock_weight": _number(0, 1000, open_low=True), "clone.anneal_lr": _flag, "clone.augment": _flag,
     "clone.dagger": _optional(_drivers), "clone.dagger_decisions": _int(0, 10**8),
+    "clone.held_out": _int(0, 10**6),
     "clone.cache": _optional(lambda v: None if isinstance(v, str) and v else "must be a folder path"),
     "eval.every": _int(0, 10**6), "eval.opponents": _specs, "eval.games": _int(2, 10**6),
     "eval.episode": _choice("hand", "game"), "eval.best_against": lambda v: None if isinstance(v, str) else "must be a string",
@@ -483,6 +488,11 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
         raise ConfigError("clone.dagger and clone.dagger_decisions go together, and need clone.agent (the labeller); "
                           f"got agent={cfg.clone.agent!r}, dagger={cfg.clone.dagger!r}, "
                           f"dagger_decisions={cfg.clone.dagger_decisions}")
+    steps = math.ceil(min(cfg.clone.chunk, cfg.clone.decisions) / cfg.env.num_envs)
+    chunks = math.ceil(cfg.clone.decisions / (steps * cfg.env.num_envs))  # as train.clone.Recording.of cuts them
+    if cfg.clone.held_out >= chunks:
+        raise ConfigError(f"clone.held_out: must leave at least one of the {chunks} chunks of clone.decisions "
+                          f"for training, got {cfg.clone.held_out}")
     if cfg.clone.augment and cfg.policy.kind != "cards":
         raise ConfigError(f"clone.augment: needs policy.kind 'cards' (its card channels are renamed), got {cfg.policy.kind!r}")
     resolve_ruleset(cfg.env.ruleset)

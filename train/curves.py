@@ -2,7 +2,9 @@
 
 ``ginrummy curves RUN_DIR`` writes ``RUN_DIR/curves.csv`` (one row per update, one column
 per tag) and ``RUN_DIR/curves.png`` (evaluation win rates with their intervals, entropy,
-the learner's reward and hand outcomes), small enough to commit beside a checkpoint.
+the learner's reward and hand outcomes), small enough to commit beside a checkpoint.  A run
+that began with behaviour cloning also gets ``RUN_DIR/clone_curves.csv`` (one row per
+cloning epoch: loss, training and held-out agreement), drawn in a third column of the PNG.
 """
 from __future__ import annotations
 
@@ -33,20 +35,22 @@ def read_scalars(run_dir: Path) -> dict[str, dict[int, float]]:
     return scalars
 
 
-def write_csv(scalars: dict[str, dict[int, float]], path: Path) -> None:
+def write_csv(scalars: dict[str, dict[int, float]], path: Path, step_name: str = "update") -> None:
     """One row per step, one column per tag (empty where a tag has no value)."""
     tags = sorted(scalars)
     steps = sorted({step for series in scalars.values() for step in series})
     with open(path, "w", newline="", encoding="utf-8") as stream:
         writer = csv.writer(stream)
-        writer.writerow(["update", *tags])
+        writer.writerow([step_name, *tags])
         for step in steps:
             writer.writerow([step, *(f"{scalars[t][step]:.6g}" if step in scalars[t] else "" for t in tags)])
 
 
 def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
-    """Evaluation win rates (with 95% intervals), entropy, learner reward and outcomes."""
-    figure, axes = plt.subplots(2, 2, figsize=(11, 7))
+    """Evaluation win rates (with 95% intervals), entropy, learner reward and outcomes; the
+    cloning epochs' agreement and loss in a third column when there are ``clone/`` tags."""
+    cloning = {tag: series for tag, series in scalars.items() if tag.startswith("clone/")}
+    figure, axes = plt.subplots(2, 3 if cloning else 2, figsize=(16 if cloning else 11, 7))
     win = axes[0][0]
     for tag in sorted(t for t in scalars if t.startswith("eval/") and t.endswith("/win_rate_a")):
         opponent = tag.split("/")[1]
@@ -59,14 +63,19 @@ def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
     win.axhline(0.5, color="grey", lw=0.8)
     win.set(title="evaluation win rate (95% interval)", xlabel="update", ylim=(0, 1))
     win.legend(fontsize=8)
-    for ax, tags, name in ((axes[0][1], ["losses/entropy"], "policy entropy"),
-                           (axes[1][0], ["charts/learner_reward"], "learner reward per episode (non-self games)"),
-                           (axes[1][1], sorted(t for t in scalars if t.startswith("charts/outcome_")), "hand outcomes")):
+    panels = [(axes[0][1], ["losses/entropy"], "policy entropy", "update"),
+              (axes[1][0], ["charts/learner_reward"], "learner reward per episode (non-self games)", "update"),
+              (axes[1][1], sorted(t for t in scalars if t.startswith("charts/outcome_")), "hand outcomes", "update")]
+    if cloning:
+        panels += [(axes[0][2], ["clone/accuracy", "clone/held_out_accuracy"], "cloning: agreement with the agent", "epoch"),
+                   (axes[1][2], ["clone/loss"], "cloning: loss", "epoch")]
+    for ax, tags, name, x_name in panels:
         for tag in tags:
             if tag in scalars:
                 steps = sorted(scalars[tag])
-                ax.plot(steps, [scalars[tag][s] for s in steps], lw=0.8, label=tag.split("/")[-1])
-        ax.set(title=name, xlabel="update")
+                ax.plot(steps, [scalars[tag][s] for s in steps], lw=0.8, marker="o" if x_name == "epoch" else None,
+                        label=tag.split("/")[-1])
+        ax.set(title=name, xlabel=x_name)
         if len(tags) > 1:
             ax.legend(fontsize=8)
     figure.suptitle(title)
@@ -75,11 +84,16 @@ def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
     plt.close(figure)
 
 
-def export(run_dir: Path) -> tuple[Path, Path]:
-    """Write ``curves.csv`` and ``curves.png`` into ``run_dir``; returns their paths."""
+def export(run_dir: Path) -> tuple[Path, ...]:
+    """Write ``curves.csv``, ``curves.png`` and (after cloning) ``clone_curves.csv`` into
+    ``run_dir``; returns their paths."""
     run_dir = Path(run_dir)
     scalars = read_scalars(run_dir)
+    cloning = {tag: series for tag, series in scalars.items() if tag.startswith("clone/")}
     csv_path, png_path = run_dir / "curves.csv", run_dir / "curves.png"
-    write_csv(scalars, csv_path)
+    write_csv({tag: series for tag, series in scalars.items() if tag not in cloning}, csv_path)
     plot(scalars, png_path, f"training run {run_dir.name}")
-    return csv_path, png_path
+    if not cloning:
+        return csv_path, png_path
+    write_csv(cloning, run_dir / "clone_curves.csv", step_name="epoch")
+    return csv_path, png_path, run_dir / "clone_curves.csv"

@@ -221,6 +221,13 @@ def _log(writer: SummaryWriter, metrics: dict[str, float], step: int) -> None:
             writer.add_scalar(("losses/" if key in losses else "charts/") + key, value, step)
 
 
+def _log_clone(writer: SummaryWriter, metrics: dict[str, Any]) -> None:
+    """A cloning epoch's figures as ``clone/*`` scalars, at step = epoch."""
+    for key in ("loss", "accuracy", "held_out_accuracy"):
+        if key in metrics:
+            writer.add_scalar(f"clone/{key}", metrics[key], metrics["epoch"])
+
+
 def _log_eval(writer: SummaryWriter, results: dict[str, Any], step: int) -> None:
     for opponent, result in results.items():
         tag = opponent.replace(":", "_").replace(",", "_").replace("=", "-")
@@ -294,14 +301,16 @@ def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[P
 
 def warm_start(trainer: Trainer, progress_bar: bool = False) -> None:
     """A new run's first weights: ``init``'s checkpoint, else a behaviour-cloned policy when
-    ``clone.agent`` is set (its figures go to ``clone.json``, its weights to ``clone.pt``), else the
+    ``clone.agent`` is set (its figures go to ``clone.json`` and, epoch by epoch, to TensorBoard's
+    ``clone/`` scalars; its weights to ``clone.pt``), else the
     fresh ones."""
     cfg = trainer.cfg
     if cfg.init is not None:
         trainer.net.load_state_dict(load_policy(cfg.init).state_dict())
     elif cfg.clone.agent is not None:
         folder = Path(cfg.clone.cache) if cfg.clone.cache else trainer.run_dir / "clone"
-        metrics = clone(trainer.net, cfg, progress_bar, folder)
+        with SummaryWriter(str(trainer.run_dir / "tb")) as writer:
+            metrics = clone(trainer.net, cfg, progress_bar, folder, on_epoch=lambda m: _log_clone(writer, m))
         (trainer.run_dir / "clone.json").write_text(json.dumps(metrics, indent=1), encoding="utf-8")
         checkpoint.save_policy(trainer.net, trainer.run_dir / "clone.pt")
 
