@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -47,29 +48,27 @@ def write_csv(scalars: dict[str, dict[int, float]], path: Path, step_name: str =
 
 
 def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
-    """Evaluation win rates (with 95% intervals), entropy, learner reward and outcomes; the
-    cloning epochs' agreement and loss in a third column when there are ``clone/`` tags."""
-    cloning = {tag: series for tag, series in scalars.items() if tag.startswith("clone/")}
-    figure, axes = plt.subplots(2, 3 if cloning else 2, figsize=(16 if cloning else 11, 7))
-    win = axes[0][0]
-    for tag in sorted(t for t in scalars if t.startswith("eval/") and t.endswith("/win_rate_a")):
-        opponent = tag.split("/")[1]
-        steps = sorted(scalars[tag])
-        win.plot(steps, [scalars[tag][s] for s in steps], marker="o", label=f"vs {opponent}")
-        low, high = scalars.get(f"eval/{opponent}/ci_low", {}), scalars.get(f"eval/{opponent}/ci_high", {})
-        if low and high:
-            win.fill_between(steps, [low.get(s, float("nan")) for s in steps],
-                             [high.get(s, float("nan")) for s in steps], alpha=0.2)
-    win.axhline(0.5, color="grey", lw=0.8)
-    win.set(title="evaluation win rate (95% interval)", xlabel="update", ylim=(0, 1))
-    win.legend(fontsize=8)
-    panels = [(axes[0][1], ["losses/entropy"], "policy entropy", "update"),
-              (axes[1][0], ["charts/learner_reward"], "learner reward per episode (non-self games)", "update"),
-              (axes[1][1], sorted(t for t in scalars if t.startswith("charts/outcome_")), "hand outcomes", "update")]
+    """Evaluation win rates (with 95% intervals), entropy, learner reward and outcomes by PPO
+    update; the cloning epochs' agreement and loss when there are ``clone/`` tags (alone when
+    the run has not done two updates yet)."""
+    cloning = any(tag.startswith("clone/") for tag in scalars)
+    updates = {step for tag, series in scalars.items() if not tag.startswith("clone/") for step in series}
+    panels = []  # (tags, title, x axis), column by column, two panels a column
+    if len(updates) > 1 or not cloning:
+        panels += [(None, "evaluation win rate (95% interval)", "update"),
+                   (["charts/learner_reward"], "learner reward per episode (non-self games)", "update"),
+                   (["losses/entropy"], "policy entropy", "update"),
+                   (sorted(t for t in scalars if t.startswith("charts/outcome_")), "hand outcomes", "update")]
     if cloning:
-        panels += [(axes[0][2], ["clone/accuracy", "clone/held_out_accuracy"], "cloning: agreement with the agent", "epoch"),
-                   (axes[1][2], ["clone/loss"], "cloning: loss", "epoch")]
-    for ax, tags, name, x_name in panels:
+        panels += [(["clone/accuracy", "clone/held_out_accuracy"], "cloning: agreement with the agent", "epoch"),
+                   (["clone/loss"], "cloning: loss", "epoch")]
+    columns = len(panels) // 2
+    figure, axes = plt.subplots(2 if columns > 1 else 1, columns if columns > 1 else 2, squeeze=False,
+                                figsize=(5.5 * max(columns, 2), 7 if columns > 1 else 3.8))
+    for ax, (tags, name, x_name) in zip(axes.flatten(order="F" if columns > 1 else "C"), panels):
+        if tags is None:
+            _plot_win_rates(ax, scalars)
+            continue
         for tag in tags:
             if tag in scalars:
                 steps = sorted(scalars[tag])
@@ -82,6 +81,22 @@ def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=90)
     plt.close(figure)
+
+
+def _plot_win_rates(ax: Any, scalars: dict[str, dict[int, float]]) -> None:
+    """Each evaluation opponent's win rate by update, with its 95% interval."""
+    for tag in sorted(t for t in scalars if t.startswith("eval/") and t.endswith("/win_rate_a")):
+        opponent = tag.split("/")[1]
+        steps = sorted(scalars[tag])
+        ax.plot(steps, [scalars[tag][s] for s in steps], marker="o", label=f"vs {opponent}")
+        low, high = scalars.get(f"eval/{opponent}/ci_low", {}), scalars.get(f"eval/{opponent}/ci_high", {})
+        if low and high:
+            ax.fill_between(steps, [low.get(s, float("nan")) for s in steps],
+                            [high.get(s, float("nan")) for s in steps], alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.set(title="evaluation win rate (95% interval)", xlabel="update", ylim=(0, 1))
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)
 
 
 def export(run_dir: Path) -> tuple[Path, ...]:
