@@ -59,9 +59,9 @@ class GameBatch:
     """
 
     def __init__(self, first: int, count: int, total: int, spec: EpisodeSpec, buffers: dict[str, np.ndarray],
-                 final_observations: bool = False) -> None:
+                 final_observations: bool = False, summaries: bool = True) -> None:
         self.first, self.count, self.total, self.spec = first, count, total, spec
-        self.final_observations = final_observations
+        self.final_observations, self.summaries = final_observations, summaries
         self.buffers = {name: array[first:first + count] for name, array in buffers.items()}
         width = core.new_row(*core.capacities(spec.ruleset.max_turns_per_hand)).shape[0]
         self._rows = np.zeros((count, width), dtype=np.int64)
@@ -136,7 +136,7 @@ class GameBatch:
         for i in np.flatnonzero(self._ended).tolist():
             episode = self._episodes[i]
             end = episode.settle()
-            infos[self.first + i] = info = {**end.info(), **end.summary()}
+            infos[self.first + i] = info = {**end.info(), **(end.summary() if self.summaries else {})}
             if end.done and self.final_observations:  # before the next deal overwrites the row
                 info["final_observation"] = self._observe_both(i)
             rewards[i] = end.rewards
@@ -176,6 +176,9 @@ class VectorGinEnv:
         final_observations: add ``"final_observation"`` (float32[2, OBSERVATION_SIZE], each
             seat's observation of the finished episode, mask all zero) to the infos of games
             whose episode ended, before the next deal replaces it (default ``False``).
+        summaries: add the fixed-shape ``hand_summary`` / ``game_summary`` to the infos
+            (default ``True``; ``False`` skips building them at every hand end, for callers
+            that read only ``hand_result`` or nothing, such as the trainer's rollouts).
         **rule_overrides: individual :class:`~ginenv.rules.Ruleset` fields.
 
     ``step(actions)`` returns ``(obs, masks, to_act, rewards, terminated, truncated,
@@ -183,7 +186,7 @@ class VectorGinEnv:
     a finished game is reset at once, its returned observation is the new episode's
     first, and ``infos[i]`` holds ``hand_result`` (and ``game_result``) dicts for games
     where a hand ended this step, with their fixed-shape twins ``hand_summary`` (and
-    ``game_summary``, see :mod:`ginenv.episode`).
+    ``game_summary``, see :mod:`ginenv.episode`; not with ``summaries=False``).
 
     :meth:`get_state` returns every game's exact state as plain data and :meth:`set_state`
     restores it into an env built with the same arguments (any ``num_workers``, ``copy``
@@ -193,9 +196,10 @@ class VectorGinEnv:
     def __init__(self, num_envs: int, ruleset: Any = "pagat", episode: str = "hand",
                  reward_mode: str = "points", reward_scale: float = 1.0, seed: Optional[int] = None,
                  num_workers: int = 1, copy: bool = True, final_observations: bool = False,
-                 **rule_overrides: Any) -> None:
+                 summaries: bool = True, **rule_overrides: Any) -> None:
         num_envs = checked_int("num_envs", num_envs, 1, MAX_ENVS)
         finals = checked_flag("final_observations", final_observations)
+        summaries = checked_flag("summaries", summaries)
         spec = self._spec = EpisodeSpec.build(ruleset, episode, reward_mode, reward_scale, **rule_overrides)
         num_workers = checked_int("num_workers (1..num_envs)", num_workers, 1, num_envs)
         self.num_envs, self.num_workers, self.copy = num_envs, num_workers, checked_flag("copy", copy)
@@ -210,7 +214,7 @@ class VectorGinEnv:
         self._processes: list[Any] = []
         splits = np.linspace(0, num_envs, num_workers + 1).astype(int)
         if num_workers == 1:
-            self._batch = GameBatch(0, num_envs, num_envs, spec, self._buffers, finals)
+            self._batch = GameBatch(0, num_envs, num_envs, spec, self._buffers, finals, summaries)
             self._batch.seed(seed)
             return
         context = mp.get_context("spawn")
@@ -218,7 +222,8 @@ class VectorGinEnv:
         for first, stop in zip(splits[:-1], splits[1:]):
             parent, child = context.Pipe()
             process = context.Process(target=_worker, daemon=True,
-                                      args=(child, int(first), int(stop - first), num_envs, spec, names, finals))
+                                      args=(child, int(first), int(stop - first), num_envs, spec, names, finals,
+                                            summaries))
             process.start()
             self._pipes.append(parent)
             self._processes.append(process)
@@ -422,12 +427,13 @@ def _check_settings(state: Any, mine: dict[str, Any]) -> None:
         raise ValueError(f"the state's 'games' must be a list of {mine['num_envs']} game states")
 
 
-def _worker(pipe: Any, first: int, count: int, total: int, spec: EpisodeSpec, names: dict, finals: bool) -> None:
+def _worker(pipe: Any, first: int, count: int, total: int, spec: EpisodeSpec, names: dict, finals: bool,
+            summaries: bool) -> None:
     """Worker process: runs its slice of games' :class:`GameBatch` methods on commands from the pipe."""
     memories = {name: shared_memory.SharedMemory(name=mem_name) for name, (mem_name, _) in names.items()}
     buffers = {name: np.ndarray((total, *shape), dtype=dtype, buffer=memories[name].buf)
                for name, (_, (shape, dtype)) in names.items()}
-    batch = GameBatch(first, count, total, spec, buffers, finals)
+    batch = GameBatch(first, count, total, spec, buffers, finals, summaries)
     commands = {"seed": batch.seed, "reset": batch.reset, "set_state": batch.set_state, "restart": batch.restart,
                 "step": lambda _: batch.step(), "get_state": lambda _: batch.get_state()}
     try:

@@ -69,6 +69,32 @@ def test_final_observations_come_only_when_asked_for_and_only_at_an_episodes_end
         VectorGinEnv(2, final_observations="yes")
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_summaries_can_be_left_out_and_nothing_else_changes(workers):
+    """``summaries=False``: the same games and ``hand_result``/``game_result``, without the
+    fixed-shape ``hand_summary``/``game_summary``."""
+    def run(summaries):
+        with VectorGinEnv(4, episode="game", seed=5, num_workers=workers, summaries=summaries) as venv:
+            _, masks, _ = venv.reset()
+            rng, trace = np.random.default_rng(1), []
+            for _ in range(300):
+                obs, masks, _, rewards, _, _, infos = venv.step(_random_actions(rng, masks))
+                trace.append((obs, rewards, infos))
+        return trace
+
+    with_them, without = run(True), run(False)
+    ended = 0
+    for (obs_a, rewards_a, infos_a), (obs_b, rewards_b, infos_b) in zip(with_them, without):
+        assert np.array_equal(obs_a, obs_b) and np.array_equal(rewards_a, rewards_b)
+        for a, b in zip(infos_a, infos_b):
+            assert {k: v for k, v in a.items() if not k.endswith("_summary")} == b
+            assert ("hand_summary" in a) == bool(a) and not any(k.endswith("_summary") for k in b)
+            ended += bool(a)
+    assert ended > 0
+    with pytest.raises(ValueError, match="summaries"):
+        VectorGinEnv(2, summaries=1)
+
+
 @pytest.mark.parametrize("episode", ["hand", "game"])
 def test_results_do_not_depend_on_the_worker_count(episode):
     def run(workers):

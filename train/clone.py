@@ -98,7 +98,7 @@ class Recording:
 
     def env(self, chunk: int) -> VectorGinEnv:
         stream = (6,) if self.driver is None else (9,) if self.round == 0 else (9, self.round)  # DAgger: deals of its own
-        return VectorGinEnv(self.num_envs, seed=derive_seed(self.seed, *stream, chunk), **self.env_kwargs)
+        return VectorGinEnv(self.num_envs, seed=derive_seed(self.seed, *stream, chunk), summaries=False, **self.env_kwargs)
 
 
 def chunk_path(folder: Optional[Path], k: int) -> Optional[Path]:

@@ -98,7 +98,7 @@ class Collector:
         e = cfg.env
         self.num_envs = num_envs or e.num_envs
         self.venv = VectorGinEnv(self.num_envs, ruleset=e.ruleset, episode=e.episode, reward_mode=e.reward_mode,
-                                 reward_scale=e.reward_scale, copy=False)
+                                 reward_scale=e.reward_scale, copy=False, summaries=False)
         self.obs, self.masks, self.to_act = self.venv.reset(seed=cfg.seed)
         self.opponent, self.learner_seat, self.snapshot = league.draw(self.num_envs)
         self.episode_reward = np.zeros((self.num_envs, 2))
