@@ -25,12 +25,13 @@ from agents import make_agent
 from agents.base import act_batch
 from agents.masked import MaskedCategorical
 from agents.neural import PolicyNet, load_policy
-from train.clone import Recording, features_of, fit, join_parts, replay_chunk
+from ginenv.actions import BIG_GIN, DISCARD_BASE, KNOCK_BASE
+from train.clone import Recording, chunk_path, features_of, fit, join_parts, replay_chunk
 from train.config import load_config
 
 CONFIG = "configs/pagat_mc.yaml"
 HELD_OUT = (14, 15)
-KINDS = {"draw": (0, 3), "discard": (3, 55), "knock": (55, 107)}
+KINDS = {"draw": (0, DISCARD_BASE), "discard": (DISCARD_BASE, KNOCK_BASE), "knock": (KNOCK_BASE, BIG_GIN)}
 
 
 def recording() -> tuple[Recording, Path]:
@@ -41,7 +42,7 @@ def recording() -> tuple[Recording, Path]:
 def replayed(chunks: range | tuple, net: PolicyNet | None = None) -> tuple:
     """The chunks' ``(obs or features, masks, labels, returns, finished)``."""
     rec, folder = recording()
-    parts = [replay_chunk(rec, k, np.load(folder / f"chunk_{k:05d}.npy"), 0.995) for k in chunks]
+    parts = [replay_chunk(rec, k, np.load(chunk_path(folder, k)), 0.995) for k in chunks]
     if net is not None:
         parts = [(features_of(net, obs), *rest) for obs, *rest in parts]
     return join_parts(parts)

@@ -40,7 +40,7 @@ from agents.neural import PolicyNet, permute_suits, suit_permutations
 from ginenv.actions import BIG_GIN, KNOCK_BASE
 from ginenv.vector import VectorGinEnv
 
-from .config import RunConfig
+from .config import RunConfig, clone_chunking
 from .evaluate import derive_seed
 
 
@@ -75,10 +75,10 @@ class Recording:
         (``dagger``: round ``dagger``'s ``clone.dagger_decisions``, played by that driver)."""
         e, c = cfg.env, cfg.clone
         decisions = c.decisions if dagger is None else c.dagger_decisions
-        steps = math.ceil(min(c.chunk, decisions) / e.num_envs)
+        steps, chunks = clone_chunking(decisions, c.chunk, e.num_envs)
         env_kwargs = {"ruleset": e.ruleset, "episode": e.episode, "reward_mode": e.reward_mode,
                       "reward_scale": e.reward_scale}
-        return cls(str(c.agent), env_kwargs, e.num_envs, steps, math.ceil(decisions / (steps * e.num_envs)), cfg.seed,
+        return cls(str(c.agent), env_kwargs, e.num_envs, steps, chunks, cfg.seed,
                    None if dagger is None else c.drivers[dagger], dagger or 0)
 
     @property
@@ -232,7 +232,7 @@ def split_held_out(data: tuple[Any, ...], cfg: RunConfig) -> tuple[tuple[Any, ..
     rec = Recording.of(cfg)
     end = rec.decisions
     start = end - cfg.clone.held_out * rec.steps * rec.num_envs
-    return (tuple(join_parts([(a[:start],), (a[end:],)])[0] for a in data),
+    return (join_parts([tuple(a[:start] for a in data), tuple(a[end:] for a in data)]),
             tuple(a[start:end] for a in data))
 
 

@@ -328,6 +328,17 @@ def _specs(value: Any) -> Optional[str]:
     return next((f"entry {spec!r} {err}" for spec in value if (err := _agent_spec(spec))), None)
 
 
+def clone_chunking(decisions: int, chunk: int, num_envs: int) -> tuple[int, int]:
+    """``(steps, chunks)``: how a recording of ``decisions`` is cut, in whole steps of
+    ``num_envs`` games, into chunks of about ``chunk`` decisions that cover it.
+
+    >>> clone_chunking(600, 200, 8), clone_chunking(10, 200, 8)
+    ((25, 3), (2, 1))
+    """
+    steps = math.ceil(min(chunk, decisions) / num_envs)
+    return steps, math.ceil(decisions / (steps * num_envs))
+
+
 def _drivers(value: Any) -> Optional[str]:
     if isinstance(value, (list, tuple)) and not value:
         return "must be an agent spec or a non-empty list of them"
@@ -488,8 +499,7 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
         raise ConfigError("clone.dagger and clone.dagger_decisions go together, and need clone.agent (the labeller); "
                           f"got agent={cfg.clone.agent!r}, dagger={cfg.clone.dagger!r}, "
                           f"dagger_decisions={cfg.clone.dagger_decisions}")
-    steps = math.ceil(min(cfg.clone.chunk, cfg.clone.decisions) / cfg.env.num_envs)
-    chunks = math.ceil(cfg.clone.decisions / (steps * cfg.env.num_envs))  # as train.clone.Recording.of cuts them
+    _, chunks = clone_chunking(cfg.clone.decisions, cfg.clone.chunk, cfg.env.num_envs)
     if cfg.clone.held_out >= chunks:
         raise ConfigError(f"clone.held_out: must leave at least one of the {chunks} chunks of clone.decisions "
                           f"for training, got {cfg.clone.held_out}")
