@@ -10,7 +10,7 @@ import torch
 
 from agents import make_agent
 from agents.base import act_batch
-from train.clone import Recording, record_chunk, record_decisions, replay_chunk
+from train.clone import UNLABELLED, Recording, record_chunk, record_decisions, replay_chunk
 from train.config import load_config
 from train.evaluate import derive_seed
 from train.ppo import prepare_run, train
@@ -156,6 +156,47 @@ def test_dagger_positions_come_from_the_driver_and_labels_from_the_agent():
     replayed_obs, replayed_masks, targets, _, _ = replay_chunk(rec, 0, actions, gamma=0.99)
     assert np.array_equal(targets, labels.reshape(-1)) and len(replayed_obs) == labels.size
     assert np.all(replayed_masks[np.arange(len(targets)), targets] > 0)
+
+
+def test_dagger_against_an_opponent_labels_only_the_drivers_positions():
+    """``"A vs B"``: A plays seat ``i % 2`` of game ``i``, B the other seat; the agent labels
+    A's positions only, and only those are replayed as training positions."""
+    rec = Recording.of(_cfg("clone.dagger=random vs greedy", "clone.dagger_decisions=200"), dagger=0)
+    assert (rec.driver, rec.opponent, rec.decisions) == ("random", "greedy", 400)
+    _, actions = record_chunk((rec, 0, None))
+    played, labels = actions
+    teacher = make_agent("simple", seed=derive_seed(rec.seed, 5, 0))
+    driver, opponent = make_agent("random", seed=derive_seed(rec.seed, 10, 0)), make_agent("greedy", seed=derive_seed(rec.seed, 12, 0))
+    venv = rec.env(0)
+    obs, masks, to_act = venv.reset()
+    seats, positions = np.arange(rec.num_envs) % 2, []
+    for t in range(rec.steps):
+        mine = to_act == seats
+        assert np.array_equal(act_batch(teacher, obs[mine], masks[mine]), labels[t, mine])
+        assert np.array_equal(act_batch(driver, obs[mine], masks[mine]), played[t, mine])
+        assert np.array_equal(act_batch(opponent, obs[~mine], masks[~mine]), played[t, ~mine])
+        assert np.all(labels[t, ~mine] == UNLABELLED)
+        positions.append(obs[mine])
+        obs, masks, to_act, *_ = venv.step(played[t])
+    replayed_obs, replayed_masks, targets, returns, finished = replay_chunk(rec, 0, actions, gamma=0.99)
+    assert np.array_equal(replayed_obs, np.concatenate(positions))
+    assert np.array_equal(targets, labels[labels != UNLABELLED]) and 0 < len(targets) < labels.size
+    assert len(returns) == len(finished) == len(targets)
+    assert np.all(replayed_masks[np.arange(len(targets)), targets] > 0)
+
+
+@pytest.mark.parametrize("entry", ["random vs nonsense", "nonsense vs random"])
+def test_dagger_opponents_are_checked(entry):
+    from train.config import ConfigError
+
+    with pytest.raises(ConfigError, match="clone.dagger"):
+        _cfg(f"clone.dagger=[{entry}]", "clone.dagger_decisions=100")
+
+
+def test_the_opponent_is_part_of_a_dagger_recording():
+    keys = {Recording.of(_cfg(f"clone.dagger={entry}", "clone.dagger_decisions=100"), dagger=0).key()
+            for entry in ("random", "random vs simple", "random vs greedy")}
+    assert len(keys) == 3
 
 
 def test_dagger_decisions_are_added_to_the_agents_own(tmp_path):

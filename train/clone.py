@@ -7,7 +7,8 @@ side; a slow agent such as ``montecarlo`` is worth it, and the kept chunks let a
 recording resume).  With ``clone.dagger`` (DAgger), ``clone.dagger_decisions`` more decisions
 come from games that the ``clone.dagger`` agent (an earlier clone) plays while ``clone.agent``
 labels every position with its own choice; a list of drivers (DAgger rounds: each clone drives
-the next round) gives that many such recordings, each on deals of its own.  The policy then minimises the cross-entropy of the agent's actions under the masked policy
+the next round) gives that many such recordings, each on deals of its own, and a driver
+``"A vs B"`` plays against ``B``, only its own positions labelled.  The policy then minimises the cross-entropy of the agent's actions under the masked policy
 (:class:`agents.masked.MaskedCategorical`) for ``clone.epochs`` passes, and the value head
 regresses the seat's discounted return where the episode ended within its chunk (so PPO
 starts with a sensible critic).
@@ -40,8 +41,11 @@ from agents.neural import PolicyNet, permute_suits, suit_permutations
 from ginenv.actions import BIG_GIN, KNOCK_BASE
 from ginenv.vector import VectorGinEnv
 
-from .config import RunConfig, clone_chunking
+from .config import RunConfig, clone_chunking, split_driver
 from .evaluate import derive_seed
+
+UNLABELLED = -1
+"""The label of a position that is not learned from (an ``opponent``'s, see :class:`Recording`)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,9 @@ class Recording:
     """Everything that decides the recorded games: ``chunks`` independent batches of
     ``num_envs`` games, each stepped ``steps`` times by ``agent`` in both seats, or by
     ``driver`` in both seats while ``agent`` labels each position (DAgger; ``round``: the
-    driver's place in ``clone.dagger``, which picks the deals).
+    driver's place in ``clone.dagger``, which picks the deals).  With an ``opponent``, the
+    driver plays seat ``i % 2`` of game ``i`` and the opponent the other seat; only the
+    driver's positions are labelled.
 
     Chunk ``k`` is seeded by ``(seed, k)`` alone, so chunks can be recorded in any order, by
     any process, and kept: only the actions are stored, the observations are replayed.
@@ -67,6 +73,7 @@ class Recording:
     seed: int
     driver: Optional[str] = None
     round: int = 0
+    opponent: Optional[str] = None
 
     @classmethod
     def of(cls, cfg: RunConfig, dagger: Optional[int] = None) -> "Recording":
@@ -74,26 +81,29 @@ class Recording:
         (rounded up to whole steps of ``env.num_envs`` games) covering ``clone.decisions``
         (``dagger``: round ``dagger``'s ``clone.dagger_decisions``, played by that driver)."""
         e, c = cfg.env, cfg.clone
-        decisions = c.decisions if dagger is None else c.dagger_decisions
+        driver, opponent = (None, None) if dagger is None else split_driver(c.drivers[dagger])
+        decisions = c.decisions if dagger is None else c.dagger_decisions * (1 if opponent is None else 2)
         steps, chunks = clone_chunking(decisions, c.chunk, e.num_envs)
         env_kwargs = {"ruleset": e.ruleset, "episode": e.episode, "reward_mode": e.reward_mode,
                       "reward_scale": e.reward_scale}
-        return cls(str(c.agent), env_kwargs, e.num_envs, steps, chunks, cfg.seed,
-                   None if dagger is None else c.drivers[dagger], dagger or 0)
+        return cls(str(c.agent), env_kwargs, e.num_envs, steps, chunks, cfg.seed, driver, dagger or 0, opponent)
 
     @property
     def decisions(self) -> int:
+        """Decisions played (with an ``opponent``, about half of them are labelled)."""
         return self.num_envs * self.steps * self.chunks
 
     def key(self) -> str:
         """A short digest of what decides a chunk's actions (the cache folder's name), with the
-        content of the driver's weights file, if it has one (a retrained clone is a new driver)."""
+        content of the driver's (and opponent's) weights file, if it has one (a retrained clone
+        is a new driver)."""
         fields = {k: v for k, v in asdict(self).items()
-                  if k != "chunks" and (k != "driver" or v is not None) and (k != "round" or v)}
-        if self.driver is not None:
-            weights = parse_spec(self.driver)[1].get("path")
+                  if k != "chunks" and (k not in ("driver", "opponent") or v is not None) and (k != "round" or v)}
+        for role in ("driver", "opponent"):
+            spec = getattr(self, role)
+            weights = None if spec is None else parse_spec(spec)[1].get("path")
             if isinstance(weights, str) and Path(weights).is_file():
-                fields["driver_weights"] = hashlib.sha256(Path(weights).read_bytes()).hexdigest()
+                fields[f"{role}_weights"] = hashlib.sha256(Path(weights).read_bytes()).hexdigest()
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
     def env(self, chunk: int) -> VectorGinEnv:
@@ -108,21 +118,24 @@ def chunk_path(folder: Optional[Path], k: int) -> Optional[Path]:
 
 def record_chunk(task: tuple[Recording, int, Optional[Path]]) -> tuple[int, np.ndarray]:
     """``(k, actions)``: chunk ``k``'s ``(steps, num_envs)`` actions, played (and kept, when a
-    folder is given); with a driver, ``(2, steps, num_envs)``: the driver's played actions and
-    the agent's labels."""
+    folder is given); with a driver, ``(2, steps, num_envs)``: the played actions and the
+    agent's labels (``UNLABELLED`` at the opponent's positions)."""
     rec, k, folder = task
     path = chunk_path(folder, k)
     agent = make_agent(rec.agent, seed=derive_seed(rec.seed, 5, k))
     driver = None if rec.driver is None else make_agent(rec.driver, seed=derive_seed(rec.seed, 10, k))
+    opponent = None if rec.opponent is None else make_agent(rec.opponent, seed=derive_seed(rec.seed, 12, k))
+    driver_seats = np.arange(rec.num_envs) % 2
     venv = rec.env(k)
-    obs, masks, _ = venv.reset()
-    actions = np.empty((1 if driver is None else 2, rec.steps, rec.num_envs), dtype=np.int16)
+    obs, masks, to_act = venv.reset()
+    actions = np.full((1 if driver is None else 2, rec.steps, rec.num_envs), UNLABELLED, dtype=np.int16)
     played, labels = actions[0], actions[-1]
     for t in range(rec.steps):
-        labels[t] = act_batch(agent, obs, masks)
-        if driver is not None:
-            played[t] = act_batch(driver, obs, masks)
-        obs, masks, *_ = venv.step(played[t])
+        mine = np.ones(rec.num_envs, dtype=bool) if opponent is None else to_act == driver_seats
+        for who, rows, into in ((agent, mine, labels), (driver, mine, played), (opponent, ~mine, played)):
+            if who is not None and rows.any():
+                into[t, rows] = act_batch(who, obs[rows], masks[rows])
+        obs, masks, to_act, *_ = venv.step(played[t])
     actions = actions[0] if driver is None else actions
     if path is not None:
         partial = path.with_suffix(".partial.npy")
@@ -132,9 +145,10 @@ def record_chunk(task: tuple[Recording, int, Optional[Path]]) -> tuple[int, np.n
 
 
 def replay_chunk(rec: Recording, k: int, actions: np.ndarray, gamma: float) -> tuple[np.ndarray, ...]:
-    """``(obs, masks, labels, returns, finished)`` of chunk ``k`` replayed from its actions
-    (as :func:`record_chunk` gives them); ``returns`` is each decision's discounted
-    reward-to-go for its seat, complete where ``finished`` (its episode ended within the chunk)."""
+    """``(obs, masks, labels, returns, finished)`` of chunk ``k``'s labelled positions,
+    replayed from its actions (as :func:`record_chunk` gives them); ``returns`` is each
+    decision's discounted reward-to-go for its seat, complete where ``finished`` (its episode
+    ended within the chunk)."""
     played, labels = (actions, actions) if actions.ndim == 2 else actions
     venv = rec.env(k)
     obs, masks, to_act = venv.reset()
@@ -153,8 +167,9 @@ def replay_chunk(rec: Recording, k: int, actions: np.ndarray, gamma: float) -> t
                 if terminated[i] or truncated[i]:
                     finished[pending[i][seat]] = True
                     pending[i][seat] = []
-    return (np.concatenate([o for o, _ in records]), np.concatenate([m for _, m in records]),
-            labels.reshape(-1).astype(np.int64), returns, finished)
+    labelled = labels.reshape(-1) != UNLABELLED
+    return (np.concatenate([o for o, _ in records])[labelled], np.concatenate([m for _, m in records])[labelled],
+            labels.reshape(-1)[labelled].astype(np.int64), returns[labelled], finished[labelled])
 
 
 def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional[Path] = None,
@@ -184,7 +199,8 @@ def record(rec: Recording, gamma: float, progress_bar: bool = True, folder: Opti
     kept = {k: path for k in range(rec.chunks) if (path := chunk_path(keep, k)) is not None and path.exists()}
     missing = [(rec, k, keep) for k in range(rec.chunks) if k not in kept]
     actions: dict[int, np.ndarray] = {}
-    what = rec.agent if rec.driver is None else f"{rec.agent} on {rec.driver}'s games"
+    what = rec.agent if rec.driver is None else f"{rec.agent} on {rec.driver}'s games" + (
+        f" against {rec.opponent}" if rec.opponent else "")
     with tqdm(total=rec.decisions, desc=f"cloning: recording {what}", unit="dec", disable=not progress_bar,
               smoothing=0.05) as bar:
         def collect(done: Iterable[tuple[int, np.ndarray]]) -> None:

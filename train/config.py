@@ -150,9 +150,13 @@ class CloneConfig:
     recording in which ``agent`` only labels each position with its own choice (DAgger): the
     policy learns what to do in the positions its own mistakes lead to.  A list of specs: one
     such recording per driver, each on deals of its own (DAgger rounds: add each new clone as
-    the next driver; the earlier recordings are kept).  ``null``: none."""
+    the next driver; the earlier recordings are kept).  ``"A vs B"``: ``A`` plays one seat
+    (seat 0 in even-numbered games, seat 1 in odd ones) against ``B`` in the other, and only
+    ``A``'s positions are labelled: the positions the clone meets against an opponent such as
+    ``simple``.  ``null``: none."""
     dagger_decisions: int = 0
-    """Decisions of each such extra recording (added to ``decisions``)."""
+    """Labelled positions of each such extra recording (added to ``decisions``); an ``"A vs B"``
+    round plays twice as many decisions, half of them ``B``'s."""
     held_out: int = 0
     """Chunks of the agent's own recording (its last ones) kept out of training and scored
     after each epoch: the held-out agreement of the cloning curve (``clone/held_out_accuracy``
@@ -166,6 +170,17 @@ class CloneConfig:
         (['random'], [])
         """
         return [] if self.dagger is None else [self.dagger] if isinstance(self.dagger, str) else list(self.dagger)
+
+
+def split_driver(entry: str) -> tuple[str, Optional[str]]:
+    """``(driver, opponent)`` of a ``clone.dagger`` entry: ``"A"`` (``A`` in both seats,
+    opponent ``None``) or ``"A vs B"``.
+
+    >>> split_driver("ppo vs simple"), split_driver("random")
+    (('ppo', 'simple'), ('random', None))
+    """
+    driver, vs, opponent = entry.partition(" vs ")
+    return driver.strip(), opponent.strip() if vs else None
 
 
 @dataclass(frozen=True)
@@ -341,8 +356,12 @@ def clone_chunking(decisions: int, chunk: int, num_envs: int) -> tuple[int, int]
 
 def _drivers(value: Any) -> Optional[str]:
     if isinstance(value, (list, tuple)) and not value:
-        return "must be an agent spec or a non-empty list of them"
-    return _specs(value) if isinstance(value, (list, tuple)) else _agent_spec(value)
+        return "must be an agent spec ('A' or 'A vs B') or a non-empty list of them"
+    entries = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not all(isinstance(entry, str) for entry in entries):
+        return "must be agent spec strings ('A' or 'A vs B')"
+    return next((f"entry {entry!r}: {spec!r} {err}" for entry in entries for spec in split_driver(entry)
+                 if spec is not None and (err := _agent_spec(spec))), None)
 
 
 CHECKS: dict[str, Any] = {
