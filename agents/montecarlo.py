@@ -11,7 +11,8 @@ included), the rules of :mod:`ginenv.heuristics` and the positions of :mod:`gine
   the observed ruleset's scoring (:func:`default_knock`): where an undercut costs 25 or more
   (``classic25``, ``eaai``, ``oklahoma``) ``(6, 0)`` — knock with at most 6 deadwood at the
   deal, falling to gin only when the stock runs out — else ``(10, 10)``, knock as soon as
-  allowed.
+  allowed.  ``guide``: another agent's choice instead (e.g. ``"ppo"``: the search then
+  improves on a trained policy); the candidates below are still greedy's.
 * **Candidates** (``search`` picks the decisions searched, default all three), greedy
   guide's choice first, duplicates removed.  ``t`` (offer / draw): the other of take the
   face-up card / pass or draw, where taking is a candidate only when it lowers my least
@@ -46,7 +47,7 @@ included), the rules of :mod:`ginenv.heuristics` and the positions of :mod:`gine
 Parameters (by spec, e.g. ``"montecarlo:samples=128"``): ``samples`` (default 256),
 ``candidates`` (default 6), ``margin`` (default 1.0), ``search`` (default ``"tkd"``),
 ``prior`` (default ``"kept"``), ``knock_early`` / ``knock_late`` (default by ruleset,
-above).  The ruleset is read from the observation.
+above), ``guide`` (default ``None``: greedy).  The ruleset is read from the observation.
 
 Its strength against ``greedy`` is in the README; the development runs behind these
 defaults are in ``benchmarks/README.md``.
@@ -101,11 +102,14 @@ class MonteCarloAgent:
         prior: how the opponent's unknown cards are sampled, ``"kept"`` or ``"uniform"``.
         knock_early, knock_late: my knock schedule (finite, ``>= 0``; default ``None``: by the
             observed ruleset).
+        guide: agent spec whose choice is the guide's (e.g. ``"ppo"``, a trained policy: search
+            as policy improvement); default ``None``: ``greedy`` with my knock schedule.
     """
 
     def __init__(self, seed: Optional[int] = None, *, samples: int = 256, candidates: int = 6,
                  margin: float = 1.0, search: str = "tkd", prior: str = "kept",
-                 knock_early: Optional[float] = None, knock_late: Optional[float] = None) -> None:
+                 knock_early: Optional[float] = None, knock_late: Optional[float] = None,
+                 guide: Optional[str] = None) -> None:
         samples = checked_int("montecarlo: samples", samples, 1, MAX_SAMPLES)
         candidates = checked_int("montecarlo: candidates", candidates, 1, NUM_ACTIONS)
         margin = checked_float("montecarlo: margin", margin, 0.0, closed=True)
@@ -121,6 +125,7 @@ class MonteCarloAgent:
         self.samples, self.candidates, self.margin = samples, candidates, margin
         self.knock_early, self.knock_late = knock_early, knock_late
         self._rng = np.random.default_rng(checked_seed(seed, "montecarlo: seed"))
+        self._guide = None if guide is None else _guide_agent(guide, int(self._rng.integers(2**63)))
 
     def knock(self, ruleset: Ruleset) -> tuple[float, float]:
         """My knock schedule ``(knock_early, knock_late)`` under ``ruleset``."""
@@ -142,7 +147,8 @@ class MonteCarloAgent:
             return KNOCK_BASE + knock
         view = decode(observation)
         settings = Settings.of(view.ruleset, *self.knock(view.ruleset))
-        options = self.candidate_actions(seen, low, knocks, knock, settings)
+        guide = None if self._guide is None else int(self._guide.act(observation))
+        options = self.candidate_actions(seen, low, knocks, knock, settings, guide)
         if len(options) == 1:
             return options[0]
         rows = self.samples_of(view, mask)
@@ -173,12 +179,14 @@ class MonteCarloAgent:
                 best, best_mean = i, mean
         return best
 
-    def candidate_actions(self, seen: Seen, low: int, knocks: int, knock: int, settings: Settings) -> list[int]:
-        """The actions searched, greedy's choice first (see the module docstring); ``low``
-        and ``knocks`` are the legal actions (:func:`ginenv.heuristics.legal_words`),
-        ``knock`` the best knock card or ``NONE``."""
-        guide = choose(seen, low, knocks, GUIDE._replace(knock_early=settings.knock_early,
-                                                         knock_late=settings.knock_late))
+    def candidate_actions(self, seen: Seen, low: int, knocks: int, knock: int, settings: Settings,
+                          guide: Optional[int] = None) -> list[int]:
+        """The actions searched, the guide's choice first (``guide``, else greedy's; see the
+        module docstring); ``low`` and ``knocks`` are the legal actions
+        (:func:`ginenv.heuristics.legal_words`), ``knock`` the best knock card or ``NONE``."""
+        if guide is None:
+            guide = choose(seen, low, knocks, GUIDE._replace(knock_early=settings.knock_early,
+                                                             knock_late=settings.knock_late))
         if seen.phase != DISCARD:
             if "t" not in self.search:
                 return [guide]
@@ -198,6 +206,15 @@ class MonteCarloAgent:
 
     def reset(self) -> None:
         pass
+
+
+def _guide_agent(spec: str, seed: int):
+    """The agent of a ``guide`` spec (``montecarlo`` itself is refused: no nested searches)."""
+    from .base import make_agent, parse_spec
+
+    if not isinstance(spec, str) or parse_spec(spec)[0] == "montecarlo":
+        raise ValueError(f"montecarlo: guide must be an agent spec other than montecarlo, got {spec!r}")
+    return make_agent(spec, seed=seed)
 
 
 GUIDE = GreedyAgent().policy

@@ -110,6 +110,21 @@ def test_montecarlo_goes_gin_and_big_gin_without_search() -> None:
     assert make_agent("montecarlo:samples=1", seed=0).act(observe(env)) == BIG_GIN
 
 
+def test_montecarlo_with_a_guide_plays_the_guides_choice_where_it_does_not_search() -> None:
+    """``guide``: an agent's choice replaces greedy's as the one kept unless clearly beaten;
+    without search it is played (gin and big gin still go first)."""
+    guided, network = make_agent("montecarlo:search=,guide=ppo", seed=0), make_agent("ppo")
+    compared = 0
+    for observation in observations("pagat", range(3)):
+        chosen = guided.act(observation)
+        if chosen < KNOCK_BASE:
+            assert chosen == network.act(observation)
+            compared += 1
+    assert compared >= 30
+    with pytest.raises(ValueError, match="guide"):
+        make_agent("montecarlo:guide=montecarlo", seed=0)
+
+
 def test_montecarlo_is_reproducible_with_its_seed() -> None:
     first = action_trace("montecarlo:samples=3", "simple", 2, (9, 1))
     assert first == action_trace("montecarlo:samples=3", "simple", 2, (9, 1))
