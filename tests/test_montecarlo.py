@@ -115,7 +115,7 @@ def test_montecarlo_with_a_guide_plays_the_guides_choice_where_it_does_not_searc
     without search it is played (gin and big gin still go first)."""
     guided, network = make_agent("montecarlo:search=,guide=ppo", seed=0), make_agent("ppo")
     compared = 0
-    for observation in observations("pagat", range(3)):
+    for observation in observations("pagat", range(8)):
         chosen = guided.act(observation)
         if chosen < KNOCK_BASE:
             assert chosen == network.act(observation)
