@@ -46,6 +46,7 @@ from .evaluate import derive_seed
 
 UNLABELLED = -1
 """The label of a position that is not learned from (an ``opponent``'s, see :class:`Recording`)."""
+EVERY_ROW = slice(None)
 
 
 @dataclass(frozen=True)
@@ -131,9 +132,13 @@ def record_chunk(task: tuple[Recording, int, Optional[Path]]) -> tuple[int, np.n
     actions = np.full((1 if driver is None else 2, rec.steps, rec.num_envs), UNLABELLED, dtype=np.int16)
     played, labels = actions[0], actions[-1]
     for t in range(rec.steps):
-        mine = np.ones(rec.num_envs, dtype=bool) if opponent is None else to_act == driver_seats
-        for who, rows, into in ((agent, mine, labels), (driver, mine, played), (opponent, ~mine, played)):
-            if who is not None and rows.any():
+        if opponent is None:  # every position is labelled: whole batches, no row copies
+            turns = [(agent, EVERY_ROW, labels)] + ([] if driver is None else [(driver, EVERY_ROW, played)])
+        else:
+            mine = to_act == driver_seats
+            turns = [(agent, mine, labels), (driver, mine, played), (opponent, ~mine, played)]
+        for who, rows, into in turns:
+            if rows is EVERY_ROW or rows.any():
                 into[t, rows] = act_batch(who, obs[rows], masks[rows])
         obs, masks, to_act, *_ = venv.step(played[t])
     actions = actions[0] if driver is None else actions
@@ -167,9 +172,11 @@ def replay_chunk(rec: Recording, k: int, actions: np.ndarray, gamma: float) -> t
                 if terminated[i] or truncated[i]:
                     finished[pending[i][seat]] = True
                     pending[i][seat] = []
-    labelled = labels.reshape(-1) != UNLABELLED
-    return (np.concatenate([o for o, _ in records])[labelled], np.concatenate([m for _, m in records])[labelled],
-            labels.reshape(-1)[labelled].astype(np.int64), returns[labelled], finished[labelled])
+    flat = labels.reshape(-1)
+    labelled = flat != UNLABELLED
+    keep = EVERY_ROW if labelled.all() else labelled  # a view, not a copy, of a fully labelled chunk
+    return (np.concatenate([o for o, _ in records])[keep], np.concatenate([m for _, m in records])[keep],
+            flat[keep].astype(np.int64), returns[keep], finished[keep])
 
 
 def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional[Path] = None,
