@@ -38,16 +38,19 @@ included), the rules of :mod:`ginenv.heuristics` and the positions of :mod:`gine
   rollout policy of :mod:`agents.rollout` for both seats (take a face-up card that makes a
   meld and lowers the deadwood, else draw; discard the card leaving the least deadwood;
   gin and big gin always); I (seat 0) knock by the same schedule as the guide, the
-  opponent as soon as the knock limit allows (as ``greedy`` does).  Value: the hand's
-  points under the observed ruleset from my side (+ won, - lost, 0 dead).
+  opponent as soon as the knock limit allows (as ``greedy`` does).  Value (``value``):
+  ``"points"`` (default), the hand's points under the observed ruleset from my side (+ won,
+  - lost, 0 dead); ``"game"``, in a game to a target, the chance of winning the game from
+  the running scores that hand leaves (:mod:`agents.equity`; hand points in hand mode).
 * **Choice**: the guide's choice, unless other candidates beat it on the paired per-sample
   differences by more than ``margin`` standard errors; then the one of those with the best
   mean.  Randomness comes only from the agent's own seeded generator.
 
 Parameters (by spec, e.g. ``"montecarlo:samples=128"``): ``samples`` (default 256),
 ``candidates`` (default 6), ``margin`` (default 1.0), ``search`` (default ``"tkd"``),
-``prior`` (default ``"kept"``), ``knock_early`` / ``knock_late`` (default by ruleset,
-above), ``guide`` (default ``None``: greedy).  The ruleset is read from the observation.
+``prior`` (default ``"kept"``), ``value`` (default ``"points"``), ``knock_early`` /
+``knock_late`` (default by ruleset, above), ``guide`` (default ``None``: greedy).  The
+ruleset is read from the observation.
 
 Its strength against ``greedy`` is in the README; the development runs behind these
 defaults are in ``benchmarks/README.md``.
@@ -74,12 +77,15 @@ from ginenv.rules import Ruleset
 from ginenv.search import deal, forced, known_mask, position, shuffles, unknown_cards, unknown_count
 
 from .base import Observation, legal_actions, register
+from .equity import game_values, win_table
 from .greedy import GreedyAgent, choose
 from .rollout import Settings, evaluate, kept_deals
 
 SEARCHES = "tkd"
 """Decisions that may be searched: t(ake or draw), k(nock or not), d(iscard which card)."""
 PRIORS = ("uniform", "kept")
+VALUES = ("points", "game")
+"""What a rollout's end is worth: the hand's points, or the chance of winning the game."""
 MAX_SAMPLES = 100_000
 """Largest ``samples`` (the sampled hands of one decision are held at once)."""
 
@@ -100,6 +106,8 @@ class MonteCarloAgent:
         margin: standard errors by which a candidate must beat greedy's choice (finite, ``>= 0``).
         search: the decisions searched (letters of ``"tkd"``).
         prior: how the opponent's unknown cards are sampled, ``"kept"`` or ``"uniform"``.
+        value: ``"points"`` (a rollout is worth its hand points) or ``"game"`` (the chance of
+            winning the game from the scores it leaves; points in hand mode).
         knock_early, knock_late: my knock schedule (finite, ``>= 0``; default ``None``: by the
             observed ruleset).
         guide: agent spec whose choice is the guide's (e.g. ``"ppo"``, a trained policy: search
@@ -107,7 +115,7 @@ class MonteCarloAgent:
     """
 
     def __init__(self, seed: Optional[int] = None, *, samples: int = 256, candidates: int = 6,
-                 margin: float = 1.0, search: str = "tkd", prior: str = "kept",
+                 margin: float = 1.0, search: str = "tkd", prior: str = "kept", value: str = "points",
                  knock_early: Optional[float] = None, knock_late: Optional[float] = None,
                  guide: Optional[str] = None) -> None:
         samples = checked_int("montecarlo: samples", samples, 1, MAX_SAMPLES)
@@ -115,13 +123,15 @@ class MonteCarloAgent:
         margin = checked_float("montecarlo: margin", margin, 0.0, closed=True)
         if not isinstance(search, str) or not set(search) <= set(SEARCHES):
             raise ValueError(f"montecarlo: search must be letters of {SEARCHES!r}, got {search!r}")
-        knock_early, knock_late = (None if value is None else checked_float(f"montecarlo: {key}", value, 0.0,
-                                                                            closed=True)
-                                   for key, value in (("knock_early", knock_early), ("knock_late", knock_late)))
+        knock_early, knock_late = (None if number is None else checked_float(f"montecarlo: {key}", number, 0.0,
+                                                                             closed=True)
+                                   for key, number in (("knock_early", knock_early), ("knock_late", knock_late)))
         if prior not in PRIORS:
             raise ValueError(f"montecarlo: prior must be one of {PRIORS}, got {prior!r}")
+        if value not in VALUES:
+            raise ValueError(f"montecarlo: value must be one of {VALUES}, got {value!r}")
         self.name = "montecarlo"
-        self.search, self.prior = search, prior
+        self.search, self.prior, self.value = search, prior, value
         self.samples, self.candidates, self.margin = samples, candidates, margin
         self.knock_early, self.knock_late = knock_early, knock_late
         self._rng = np.random.default_rng(checked_seed(seed, "montecarlo: seed"))
@@ -152,7 +162,14 @@ class MonteCarloAgent:
         if len(options) == 1:
             return options[0]
         rows = self.samples_of(view, mask)
-        return options[self.pick(evaluate(rows, np.array(options, dtype=np.int64), settings))]
+        return options[self.pick(self.worth(view, evaluate(rows, np.array(options, dtype=np.int64), settings)))]
+
+    def worth(self, view: ObservationView, points: np.ndarray) -> np.ndarray:
+        """What the rollouts' hand ``points`` (from my side) are worth by ``value``: the
+        points themselves, or in a game the chance of winning it (:mod:`agents.equity`)."""
+        if self.value == "points" or not view.game_mode:
+            return points
+        return game_values(win_table(view.ruleset), view.scores, points)
 
     def samples_of(self, view: ObservationView, mask: np.ndarray) -> np.ndarray:
         """``samples`` full hands consistent with the observation (``mask``: its action

@@ -10,6 +10,7 @@ import torch
 
 from agents import make_agent
 from agents.base import act_batch
+from ginenv.encoding import decode
 from train.clone import UNLABELLED, Recording, record_chunk, record_decisions, replay_chunk
 from train.config import load_config
 from train.evaluate import derive_seed
@@ -224,7 +225,7 @@ def test_dagger_rounds_are_recordings_of_their_own_on_deals_of_their_own(tmp_pat
     a round leaves the earlier rounds' recordings (and their kept chunks) as they were."""
     one = _cfg("clone.dagger=random", "clone.dagger_decisions=200")
     two = _cfg("clone.dagger=[random, simple]", "clone.dagger_decisions=200")
-    assert two.clone.drivers == ["random", "simple"] and one.clone.drivers == ["random"]
+    assert [r.driver for r in two.clone.rounds] == ["random", "simple"] and len(one.clone.rounds) == 1
     first, second = Recording.of(two, dagger=0), Recording.of(two, dagger=1)
     assert first == Recording.of(one, dagger=0) and first.key() == Recording.of(one, dagger=0).key()
     assert (second.driver, second.round) == ("simple", 1) and second.key() != first.key()
@@ -234,7 +235,27 @@ def test_dagger_rounds_are_recordings_of_their_own_on_deals_of_their_own(tmp_pat
     assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 3
 
 
-@pytest.mark.parametrize("value", ["[]", "[random, nonsense]"])
+def test_a_dagger_round_may_have_its_own_labeller_episode_and_size(tmp_path):
+    """A mapping round: its own labeller, episode and number of labelled positions; the other
+    rounds keep the clone section's (and their keys)."""
+    plain = _cfg("clone.dagger=random", "clone.dagger_decisions=200", "clone.chunk=400")
+    cfg = _cfg("clone.dagger=[random, {driver: simple, agent: greedy, episode: game, decisions: 396}]",
+               "clone.dagger_decisions=200", "clone.chunk=400")
+    first, second = Recording.of(cfg, dagger=0), Recording.of(cfg, dagger=1)
+    assert first.key() == Recording.of(plain, dagger=0).key()
+    assert (second.agent, second.env_kwargs["episode"], second.driver) == ("greedy", "game", "simple")
+    assert second.decisions == 400  # 396 rounded up to whole steps of 8 games
+    _, actions = record_chunk((second, 0, None))
+    obs, masks, labels, *_ = replay_chunk(second, 0, actions, 0.99)
+    labeller = make_agent("greedy")
+    assert np.array_equal(labels, [labeller.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks)])
+    views = [decode({"observation": o, "action_mask": m}) for o, m in zip(obs, masks)]
+    assert all(view.game_mode for view in views) and any(view.scores != (0, 0) for view in views)
+
+
+@pytest.mark.parametrize("value", ["[]", "[random, nonsense]", "[{agent: greedy}]", "[{driver: random, colour: red}]",
+                                   "[{driver: random, episode: match}]", "[{driver: random, decisions: 0}]",
+                                   "[{driver: random, agent: nonsense}]", "[3]"])
 def test_dagger_drivers_are_checked(value):
     from train.config import ConfigError
 

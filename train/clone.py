@@ -41,7 +41,7 @@ from agents.neural import PolicyNet, permute_suits, suit_permutations
 from ginenv.actions import BIG_GIN, KNOCK_BASE
 from ginenv.vector import VectorGinEnv
 
-from .config import RunConfig, clone_chunking, split_driver
+from .config import DaggerRound, RunConfig, clone_chunking
 from .evaluate import derive_seed
 
 UNLABELLED = -1
@@ -80,14 +80,16 @@ class Recording:
     def of(cls, cfg: RunConfig, dagger: Optional[int] = None) -> "Recording":
         """The recording ``cfg.clone`` asks for: whole chunks of ``clone.chunk`` decisions
         (rounded up to whole steps of ``env.num_envs`` games) covering ``clone.decisions``
-        (``dagger``: round ``dagger``'s ``clone.dagger_decisions``, played by that driver)."""
+        (``dagger``: round ``dagger``'s labelled positions, played by that driver, labelled by
+        its agent, in its episode; see ``clone.dagger``)."""
         e, c = cfg.env, cfg.clone
-        driver, opponent = (None, None) if dagger is None else split_driver(c.drivers[dagger])
-        decisions = c.decisions if dagger is None else c.dagger_decisions * (1 if opponent is None else 2)
-        steps, chunks = clone_chunking(decisions, c.chunk, e.num_envs)
-        env_kwargs = {"ruleset": e.ruleset, "episode": e.episode, "reward_mode": e.reward_mode,
+        r = DaggerRound("") if dagger is None else c.rounds[dagger]
+        labelled = c.decisions if dagger is None else r.decisions or c.dagger_decisions
+        steps, chunks = clone_chunking(labelled * (1 if r.opponent is None else 2), c.chunk, e.num_envs)
+        env_kwargs = {"ruleset": e.ruleset, "episode": r.episode or e.episode, "reward_mode": e.reward_mode,
                       "reward_scale": e.reward_scale}
-        return cls(str(c.agent), env_kwargs, e.num_envs, steps, chunks, cfg.seed, driver, dagger or 0, opponent)
+        return cls(str(r.agent or c.agent), env_kwargs, e.num_envs, steps, chunks, cfg.seed, r.driver or None,
+                   dagger or 0, r.opponent)
 
     @property
     def decisions(self) -> int:
@@ -183,7 +185,8 @@ def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional
                      workers: int = 1, observe: Optional[Callable[[np.ndarray], Any]] = None) -> tuple[Any, ...]:
     """``(obs, masks, actions, returns, finished)`` of at least ``clone.decisions`` decisions
     of ``clone.agent`` playing itself, then of ``clone.dagger_decisions`` positions of the
-    games of each of ``clone.dagger``'s drivers, labelled by ``clone.agent`` (see :func:`replay_chunk`).
+    games of each of ``clone.dagger``'s rounds, labelled by ``clone.agent`` or the round's own
+    agent (see :func:`replay_chunk`).
 
     ``folder``: keep each chunk's actions in ``folder/<recording key>/`` and reuse the ones
     already there (a killed recording resumes; runs of the same recording share it).
@@ -191,7 +194,7 @@ def record_decisions(cfg: RunConfig, progress_bar: bool = True, folder: Optional
     depend on ``workers``.  ``observe``: what to keep of each chunk's observations instead of
     them (e.g. a network's features, a third of their size; the chunks are replayed one by one).
     """
-    recordings = [Recording.of(cfg)] + [Recording.of(cfg, dagger=i) for i in range(len(cfg.clone.drivers))]
+    recordings = [Recording.of(cfg)] + [Recording.of(cfg, dagger=i) for i in range(len(cfg.clone.rounds))]
     parts = [record(rec, cfg.ppo.gamma, progress_bar, folder, workers, observe) for rec in recordings]
     return join_parts(parts)
 

@@ -20,7 +20,7 @@ import inspect
 import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any, NamedTuple, Optional, Sequence, Union
 
 import yaml
 
@@ -145,7 +145,7 @@ class CloneConfig:
     """Rename the suits of each training position at random (one of 24 orders; the rules treat
     suits alike, so it is as good an example): more positions from the same recording.
     Needs ``policy.kind: cards``."""
-    dagger: Optional[Union[str, list[str]]] = None
+    dagger: Optional[Union[str, list[Union[str, dict[str, Any]]]]] = None
     """Agent spec (usually an earlier clone, ``ppo:path=...``) that plays the games of an extra
     recording in which ``agent`` only labels each position with its own choice (DAgger): the
     policy learns what to do in the positions its own mistakes lead to.  A list of specs: one
@@ -153,7 +153,11 @@ class CloneConfig:
     the next driver; the earlier recordings are kept).  ``"A vs B"``: ``A`` plays one seat
     (seat 0 in even-numbered games, seat 1 in odd ones) against ``B`` in the other, and only
     ``A``'s positions are labelled: the positions the clone meets against an opponent such as
-    ``simple``.  ``null``: none."""
+    ``simple``.  A round may also be a mapping, ``{driver: A, opponent: B, agent: L, episode:
+    game, decisions: N}`` (all but ``driver`` optional): its own labeller (default
+    ``agent``), episode (default ``env.episode``; ``game``: whole games to the target, so the
+    positions carry running scores) and labelled positions (default ``dagger_decisions``).
+    ``null``: none."""
     dagger_decisions: int = 0
     """Labelled positions of each such extra recording (added to ``decisions``); an ``"A vs B"``
     round plays twice as many decisions, half of them ``B``'s."""
@@ -163,24 +167,39 @@ class CloneConfig:
     in TensorBoard).  ``0``: none."""
 
     @property
-    def drivers(self) -> list[str]:
-        """``dagger`` as a list (empty without DAgger).
+    def rounds(self) -> list["DaggerRound"]:
+        """``dagger`` as a list of rounds (empty without DAgger).
 
-        >>> CloneConfig(dagger="random").drivers, CloneConfig().drivers
+        >>> [r.driver for r in CloneConfig(dagger="random").rounds], CloneConfig().rounds
         (['random'], [])
         """
-        return [] if self.dagger is None else [self.dagger] if isinstance(self.dagger, str) else list(self.dagger)
+        entries = [] if self.dagger is None else [self.dagger] if isinstance(self.dagger, str) else self.dagger
+        return [dagger_round(entry) for entry in entries]
 
 
-def split_driver(entry: str) -> tuple[str, Optional[str]]:
-    """``(driver, opponent)`` of a ``clone.dagger`` entry: ``"A"`` (``A`` in both seats,
-    opponent ``None``) or ``"A vs B"``.
+class DaggerRound(NamedTuple):
+    """One ``clone.dagger`` round; ``None``: the clone section's (or the env's) setting."""
 
-    >>> split_driver("ppo vs simple"), split_driver("random")
+    driver: str
+    opponent: Optional[str] = None
+    agent: Optional[str] = None
+    episode: Optional[str] = None
+    decisions: Optional[int] = None
+
+
+def dagger_round(entry: Union[str, dict[str, Any]]) -> DaggerRound:
+    """The round of a ``clone.dagger`` entry: ``"A"`` (``A`` in both seats), ``"A vs B"`` or
+    a mapping of :class:`DaggerRound`'s fields (``driver`` required).
+
+    >>> dagger_round("ppo vs simple")[:2], dagger_round("random")[:2]
     (('ppo', 'simple'), ('random', None))
+    >>> dagger_round({"driver": "ppo", "agent": "montecarlo:value=game", "episode": "game"}).episode
+    'game'
     """
+    if isinstance(entry, dict):
+        return DaggerRound(**entry)
     driver, vs, opponent = entry.partition(" vs ")
-    return driver.strip(), opponent.strip() if vs else None
+    return DaggerRound(driver.strip(), opponent.strip() if vs else None)
 
 
 @dataclass(frozen=True)
@@ -356,11 +375,26 @@ def clone_chunking(decisions: int, chunk: int, num_envs: int) -> tuple[int, int]
 
 def _drivers(value: Any) -> Optional[str]:
     if isinstance(value, (list, tuple)) and not value:
-        return "must be an agent spec ('A' or 'A vs B') or a non-empty list of them"
+        return "must be an agent spec ('A' or 'A vs B') or a non-empty list of rounds"
     entries = list(value) if isinstance(value, (list, tuple)) else [value]
-    if not all(isinstance(entry, str) for entry in entries):
-        return "must be agent spec strings ('A' or 'A vs B')"
-    return next((f"entry {entry!r}: {spec!r} {err}" for entry in entries for spec in split_driver(entry)
+    return next((f"entry {entry!r}: {err}" for entry in entries if (err := _dagger_entry(entry))), None)
+
+
+def _dagger_entry(entry: Any) -> Optional[str]:
+    """The error of one ``clone.dagger`` round, or None."""
+    if isinstance(entry, dict):
+        unknown = set(entry) - set(DaggerRound._fields)
+        if unknown or "driver" not in entry:
+            return f"a round's keys are {list(DaggerRound._fields)}, driver required; got {sorted(entry)}"
+        episode, decisions = entry.get("episode"), entry.get("decisions")
+        if episode is not None and episode not in ("hand", "game"):
+            return f"episode must be 'hand' or 'game', got {episode!r}"
+        if decisions is not None and (error := _int(1, 10**8)(decisions)):
+            return f"decisions {error}, got {decisions!r}"
+    elif not isinstance(entry, str):
+        return "must be an agent spec string ('A' or 'A vs B') or a mapping"
+    round_ = dagger_round(entry)
+    return next((f"{spec!r} {err}" for spec in (round_.driver, round_.opponent, round_.agent)
                  if spec is not None and (err := _agent_spec(spec))), None)
 
 
