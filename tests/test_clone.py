@@ -238,13 +238,13 @@ def test_dagger_rounds_are_recordings_of_their_own_on_deals_of_their_own(tmp_pat
 def test_a_dagger_round_may_have_its_own_labeller_episode_and_size(tmp_path):
     """A mapping round: its own labeller, episode and number of labelled positions; the other
     rounds keep the clone section's (and their keys)."""
-    plain = _cfg("clone.dagger=random", "clone.dagger_decisions=200", "clone.chunk=400")
-    cfg = _cfg("clone.dagger=[random, {driver: simple, agent: greedy, episode: game, decisions: 396}]",
-               "clone.dagger_decisions=200", "clone.chunk=400")
+    plain = _cfg("clone.dagger=random", "clone.dagger_decisions=200")
+    cfg = _cfg("clone.dagger=[random, {driver: simple, agent: greedy, episode: game, decisions: 396, chunk: 400}]",
+               "clone.dagger_decisions=200")
     first, second = Recording.of(cfg, dagger=0), Recording.of(cfg, dagger=1)
     assert first.key() == Recording.of(plain, dagger=0).key()
     assert (second.agent, second.env_kwargs["episode"], second.driver) == ("greedy", "game", "simple")
-    assert second.decisions == 400  # 396 rounded up to whole steps of 8 games
+    assert (second.decisions, second.chunks) == (400, 1)  # 396 rounded up to whole steps of 8 games
     _, actions = record_chunk((second, 0, None))
     obs, masks, labels, *_ = replay_chunk(second, 0, actions, 0.99)
     labeller = make_agent("greedy")
@@ -254,7 +254,7 @@ def test_a_dagger_round_may_have_its_own_labeller_episode_and_size(tmp_path):
 
 
 @pytest.mark.parametrize("value", ["[]", "[random, nonsense]", "[{agent: greedy}]", "[{driver: random, colour: red}]",
-                                   "[{driver: random, episode: match}]", "[{driver: random, decisions: 0}]",
+                                   "[{driver: random, episode: match}]", "[{driver: random, decisions: 0}]", "[{driver: random, chunk: 0.5}]",
                                    "[{driver: random, agent: nonsense}]", "[3]"])
 def test_dagger_drivers_are_checked(value):
     from train.config import ConfigError

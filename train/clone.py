@@ -81,11 +81,11 @@ class Recording:
         """The recording ``cfg.clone`` asks for: whole chunks of ``clone.chunk`` decisions
         (rounded up to whole steps of ``env.num_envs`` games) covering ``clone.decisions``
         (``dagger``: round ``dagger``'s labelled positions, played by that driver, labelled by
-        its agent, in its episode; see ``clone.dagger``)."""
+        its agent, in its episode, in its chunks; see ``clone.dagger``)."""
         e, c = cfg.env, cfg.clone
         r = DaggerRound("") if dagger is None else c.rounds[dagger]
         labelled = c.decisions if dagger is None else r.decisions or c.dagger_decisions
-        steps, chunks = clone_chunking(labelled * (1 if r.opponent is None else 2), c.chunk, e.num_envs)
+        steps, chunks = clone_chunking(labelled * (1 if r.opponent is None else 2), r.chunk or c.chunk, e.num_envs)
         env_kwargs = {"ruleset": e.ruleset, "episode": r.episode or e.episode, "reward_mode": e.reward_mode,
                       "reward_scale": e.reward_scale}
         return cls(str(r.agent or c.agent), env_kwargs, e.num_envs, steps, chunks, cfg.seed, r.driver or None,

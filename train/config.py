@@ -154,9 +154,10 @@ class CloneConfig:
     (seat 0 in even-numbered games, seat 1 in odd ones) against ``B`` in the other, and only
     ``A``'s positions are labelled: the positions the clone meets against an opponent such as
     ``simple``.  A round may also be a mapping, ``{driver: A, opponent: B, agent: L, episode:
-    game, decisions: N}`` (all but ``driver`` optional): its own labeller (default
+    game, decisions: N, chunk: C}`` (all but ``driver`` optional): its own labeller (default
     ``agent``), episode (default ``env.episode``; ``game``: whole games to the target, so the
-    positions carry running scores) and labelled positions (default ``dagger_decisions``).
+    positions carry running scores; a chunk should then hold a few games per env), labelled
+    positions (default ``dagger_decisions``) and chunk (default ``chunk``).
     ``null``: none."""
     dagger_decisions: int = 0
     """Labelled positions of each such extra recording (added to ``decisions``); an ``"A vs B"``
@@ -185,6 +186,7 @@ class DaggerRound(NamedTuple):
     agent: Optional[str] = None
     episode: Optional[str] = None
     decisions: Optional[int] = None
+    chunk: Optional[int] = None
 
 
 def dagger_round(entry: Union[str, dict[str, Any]]) -> DaggerRound:
@@ -386,11 +388,12 @@ def _dagger_entry(entry: Any) -> Optional[str]:
         unknown = set(entry) - set(DaggerRound._fields)
         if unknown or "driver" not in entry:
             return f"a round's keys are {list(DaggerRound._fields)}, driver required; got {sorted(entry)}"
-        episode, decisions = entry.get("episode"), entry.get("decisions")
+        episode = entry.get("episode")
         if episode is not None and episode not in ("hand", "game"):
             return f"episode must be 'hand' or 'game', got {episode!r}"
-        if decisions is not None and (error := _int(1, 10**8)(decisions)):
-            return f"decisions {error}, got {decisions!r}"
+        for key, high in (("decisions", 10**8), ("chunk", 10**7)):
+            if entry.get(key) is not None and (error := _int(1, high)(entry[key])):
+                return f"{key} {error}, got {entry[key]!r}"
     elif not isinstance(entry, str):
         return "must be an agent spec string ('A' or 'A vs B') or a mapping"
     round_ = dagger_round(entry)
