@@ -47,7 +47,9 @@ def hand_points(ruleset: Ruleset, hands: int = HANDS, seed: int = 0) -> np.ndarr
     won = np.array([play_out(HandState.random(rng, ruleset).row.copy(), settings) for _ in range(hands)])
     counts = np.bincount(np.abs(won), minlength=2).astype(np.float64)
     counts[1:] /= 2
-    return counts / hands
+    chances = counts / hands
+    chances.setflags(write=False)             # cached: shared by every caller
+    return chances
 
 
 @lru_cache(maxsize=16)
@@ -63,9 +65,8 @@ def win_table(ruleset: Ruleset) -> np.ndarray:
     p = hand_points(ruleset)
     target, most = ruleset.target, len(p) - 1
     decided = p[1:] / (1.0 - p[0])             # one hand that is not dead, from my side
-    padded = np.zeros((target + most + 1, target + most + 1))
+    padded = np.zeros((target + most + 1, target + most + 1))   # 0: the opponent reached the target first
     padded[target:, :] = 1.0                   # I reached the target first
-    padded[:target, target:] = 0.0             # the opponent did
     for mine in range(target - 1, -1, -1):
         for theirs in range(target - 1, -1, -1):
             padded[mine, theirs] = (decided @ padded[mine + 1:mine + 1 + most, theirs]

@@ -388,11 +388,9 @@ def _dagger_entry(entry: Any) -> Optional[str]:
         unknown = set(entry) - set(DaggerRound._fields)
         if unknown or "driver" not in entry:
             return f"a round's keys are {list(DaggerRound._fields)}, driver required; got {sorted(entry)}"
-        episode = entry.get("episode")
-        if episode is not None and episode not in ("hand", "game"):
-            return f"episode must be 'hand' or 'game', got {episode!r}"
-        for key, high in (("decisions", 10**8), ("chunk", 10**7)):
-            if entry.get(key) is not None and (error := _int(1, high)(entry[key])):
+        for key, check in (("episode", CHECKS["env.episode"]), ("decisions", CHECKS["clone.decisions"]),
+                           ("chunk", CHECKS["clone.chunk"])):
+            if entry.get(key) is not None and (error := check(entry[key])):
                 return f"{key} {error}, got {entry[key]!r}"
     elif not isinstance(entry, str):
         return "must be an agent spec string ('A' or 'A vs B') or a mapping"
