@@ -148,6 +148,9 @@ def test_cli_train_writes_a_run_and_refuses_bad_keys(tmp_path, capsys):
     assert main(["curves", str(tmp_path / "cli")]) == 0
     rows = (tmp_path / "cli" / "curves.csv").read_text().splitlines()
     assert rows[0].startswith("update,") and "losses/entropy" in rows[0] and len(rows) >= 2
+    header, last = rows[0].split(","), rows[-1].split(",")
+    shares = [float(last[i]) for i, tag in enumerate(header) if tag.startswith("charts/share_")]
+    assert len(shares) == 4 and sum(shares) == pytest.approx(1.0)  # self, snapshot, random, simple
     assert (tmp_path / "cli" / "curves.png").stat().st_size > 1000
     assert main(["curves", str(tmp_path / "nothing")]) == 2
 

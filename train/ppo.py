@@ -189,6 +189,7 @@ class Trainer:
             "learner_reward": float(np.mean(stats.learner_points)) if stats.learner_points else float("nan"),
             **{f"outcome_{k}": v / hands for k, v in stats.outcomes.items()},
             **{f"win_rate_{name}": self.league.win_rate(name) for name in self.league.names if name != "self"},
+            **{f"share_{name}": float(p) for name, p in zip(self.league.names, self.league.probabilities())},
         })
         return metrics
 
