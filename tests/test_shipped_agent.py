@@ -1,6 +1,8 @@
 """The shipped learned agent (`ppo` with no path: agents/weights/ppo.pt)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agents import make_agent
@@ -14,6 +16,12 @@ def test_the_shipped_checkpoint_is_small_policy_only_data():
     assert sorted(data) == ["format", "model", "policy"]
     assert DEFAULT_CHECKPOINT.stat().st_size < 5_000_000
     assert make_agent("ppo").name == "ppo"
+
+
+def test_the_shipped_checkpoint_is_the_last_training_stages_committed_policy():
+    # README "Strength of the learned agent": the four stages end in models/pagat_dagger3_ppo3/final.pt
+    last_stage = Path(__file__).resolve().parents[1] / "models" / "pagat_dagger3_ppo3" / "final.pt"
+    assert DEFAULT_CHECKPOINT.read_bytes() == last_stage.read_bytes()
 
 
 @pytest.mark.parametrize("ruleset", sorted(PRESETS))
