@@ -1,12 +1,12 @@
-"""The Agent protocol, the name registry, and the uniformly random agent.
+"""The Agent protocol, agent spec strings, and the uniformly random agent.
 
 An agent sees exactly what the env gives its seat: the observation dict with
 ``"observation"`` and ``"action_mask"``.  It reads what it needs through
-:func:`ginenv.decode` (or the compiled :func:`ginenv.heuristics.read_seen`), never the
+:func:`ginenv.decode` (or the compiled :func:`agents.tactics.read_seen`), never the
 engine's true state.  An agent may also decide a whole batch at once (``act_batch``, used by
 the trainer through :func:`act_batch`).
 
->>> agent = make_agent("random", seed=0)
+>>> agent = RandomAgent(seed=0)
 >>> import ginenv
 >>> env = ginenv.env(); env.reset(seed=0)
 >>> observation = env.observe(env.agent_selection)
@@ -15,12 +15,13 @@ the trainer through :func:`act_batch`).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Optional, Protocol, Union, runtime_checkable
+from typing import Any, Mapping, Optional, Protocol, runtime_checkable
 
 import numpy as np
 from numba import njit
 
-from ginenv.checks import checked_seed
+from ginenv.envs.opponents import act_batch as act_batch  # the batched call of the Agent protocol
+from ginenv.game.checks import checked_seed
 
 Observation = Mapping[str, np.ndarray]
 
@@ -43,23 +44,6 @@ class Agent(Protocol):
 
 
 NO_LEGAL_ACTION = "this observation has no legal action: it is not this seat's turn"
-
-
-def act_batch(agent: Agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The actions of ``agent`` for a batch: observations float32[N, OBS] and action masks
-    int8[N, 108]; its own ``act_batch`` where it has one, else :meth:`Agent.act` row by row.
-
-    >>> import ginenv
-    >>> env = ginenv.env(); env.reset(seed=0)
-    >>> observation = env.observe(env.agent_selection)
-    >>> act_batch(make_agent("greedy"), observation["observation"][None], observation["action_mask"][None])
-    array([1])
-    """
-    batch = getattr(agent, "act_batch", None)
-    if batch is not None:
-        return batch(observations, masks)
-    return np.array([agent.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks)],
-                    dtype=np.int64).reshape(len(masks))
 
 
 NONE = -1
@@ -122,15 +106,6 @@ class RandomAgent:
         pass
 
 
-AgentFactory = Callable[..., Agent]
-REGISTRY: dict[str, AgentFactory] = {"random": RandomAgent}
-
-
-def register(name: str, factory: AgentFactory) -> None:
-    """Make an agent constructible by name (``factory(seed=..., **params)``)."""
-    REGISTRY[name] = factory
-
-
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``"name:key=value,key=value"`` into the name and typed parameters.
 
@@ -157,33 +132,3 @@ def _typed(raw: str) -> Any:
         except ValueError:
             pass
     return raw
-
-
-def make_agent(spec: Union[str, Mapping[str, Any]], seed: Optional[int] = None) -> Agent:
-    """Build an agent from ``"name:key=value,..."`` or ``{"name": ..., **params}``.
-
-    >>> make_agent({"name": "random"}, seed=1).name
-    'random'
-    """
-    seed = checked_seed(seed)
-    if isinstance(spec, str):
-        name, params = parse_spec(spec)
-    elif not isinstance(spec, Mapping):
-        raise TypeError(f"spec must be a 'name:key=value,...' string or a mapping with a 'name', got {spec!r}")
-    else:
-        params = dict(spec)
-        name = params.pop("name", None)
-        if not isinstance(name, str):
-            raise ValueError(f"agent config needs a 'name', got {dict(spec)!r}")
-    _load_builtin_agents()
-    if name not in REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; known: {sorted(REGISTRY)}")
-    try:
-        return REGISTRY[name](seed=seed, **params)
-    except TypeError as err:
-        raise ValueError(f"bad parameters for agent {name!r}: {err}") from None
-
-
-def _load_builtin_agents() -> None:
-    """Import the agent modules so they register themselves (no import cycle at load)."""
-    import agents  # noqa: F401  (agents/__init__.py imports every built-in agent)

@@ -1,5 +1,5 @@
 """One agent against another in mirrored pairs, for quick development runs (a script, not a
-test): a thin front end of train.evaluate.evaluate, counted in pairs.
+test): a thin front end of train.evaluation.evaluate.evaluate, counted in pairs.
 
     python benchmarks/bench_agents.py greedy simple --pairs 100 --ruleset eaai
     python benchmarks/bench_agents.py "greedy:knock_late=6" simple --pairs 500 --ruleset pagat --workers 2
@@ -8,7 +8,7 @@ test): a thin front end of train.evaluate.evaluate, counted in pairs.
 ``--pairs N`` plays ``2 N`` games (or single hands with ``--episode hand``) exactly as
 ``ginrummy eval A B --games 2N`` does: deals and agent seeds derive from ``(seed, pair)``
 (and the side, so A and B never share a seed), results are the same for any worker count,
-and the report is :func:`train.evaluate.format_report`'s (win rate with a pair-cluster
+and the report is :func:`train.evaluation.evaluate.format_report`'s (win rate with a pair-cluster
 interval, sign test, points per hand, gin / undercut / dead rates, decisions/s).
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Optional, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train.evaluate import EvalResult, evaluate, format_report  # noqa: E402
+from train.evaluation.evaluate import EvalResult, evaluate, format_report  # noqa: E402
 
 
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:

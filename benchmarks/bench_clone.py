@@ -3,7 +3,7 @@
     python benchmarks/bench_clone.py [--agent greedy] [--decisions 100000] [--epochs 6]
 
 Records ``--decisions`` decisions of the agent in self-play (pagat hands,
-:func:`train.clone.record_decisions`), trains a fresh default network on 90% of them by
+:func:`train.training.clone.record_decisions`), trains a fresh default network on 90% of them by
 cross-entropy under the masked policy (Adam, lr 1e-3, minibatches of 256) and prints, after
 each epoch, the share of the held-out 10% where the network's most likely action equals the
 agent's, over decisions with more than one legal action (all, draw/offer phase, discard/knock).
@@ -18,10 +18,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.masked import MaskedCategorical  # noqa: E402
-from agents.neural import PolicyNet  # noqa: E402
-from train.clone import record_decisions  # noqa: E402
-from train.config import load_config  # noqa: E402
+from agents.neural.masked import MaskedCategorical  # noqa: E402
+from agents.neural.policy import PolicyNet  # noqa: E402
+from train.training.clone import record_decisions  # noqa: E402
+from train.training.config import load_config  # noqa: E402
 
 
 def main() -> None:

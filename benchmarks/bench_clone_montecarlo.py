@@ -1,13 +1,13 @@
 """Cloning ``montecarlo`` from the committed recording: held-out agreement of clone settings,
 and how often ``montecarlo`` repeats its own recorded choice (the ceiling of agreement).
 
-Trains a fresh policy on the first ``--chunks`` chunks of ``models/pagat_mc/recording/``
-(``configs/pagat_mc.yaml``'s recording) with ``--set`` overrides of that config, and scores
+Trains a fresh policy on the first ``--chunks`` chunks of ``models/ppo/recording/``
+(``configs/experiments/pagat_mc.yaml``'s recording) with ``--set`` overrides of that config, and scores
 it on chunks 14 and 15 (held out when ``--chunks`` is at most 14), by kind of decision::
 
     python benchmarks/bench_clone_montecarlo.py --chunks 7 --set clone.epochs=12 --set clone.augment=true
     python benchmarks/bench_clone_montecarlo.py --teacher 2048   # montecarlo, reseeded, on 2048 positions
-    python benchmarks/bench_clone_montecarlo.py --policy models/pagat_mc/clone.pt   # a trained policy, by kind
+    python benchmarks/bench_clone_montecarlo.py --policy models/ppo/dagger_drivers/pagat_mc.pt   # a trained policy, by kind
 
 The figures of the README's "Strength of the learned agent" came from these commands.
 """
@@ -23,20 +23,20 @@ import torch
 
 from agents import make_agent
 from agents.base import act_batch
-from agents.masked import MaskedCategorical
-from agents.neural import PolicyNet, load_policy
-from ginenv.actions import BIG_GIN, DISCARD_BASE, KNOCK_BASE
-from train.clone import Recording, chunk_path, features_of, fit, join_parts, replay_chunk
-from train.config import load_config
+from agents.neural.masked import MaskedCategorical
+from agents.neural.policy import PolicyNet, load_policy
+from ginenv.game.actions import BIG_GIN, DISCARD_BASE, KNOCK_BASE
+from train.training.clone import Recording, chunk_path, features_of, fit, join_parts, replay_chunk
+from train.training.config import load_config
 
-CONFIG = "configs/pagat_mc.yaml"
+CONFIG = "configs/experiments/pagat_mc.yaml"
 HELD_OUT = (14, 15)
 KINDS = {"draw": (0, DISCARD_BASE), "discard": (DISCARD_BASE, KNOCK_BASE), "knock": (KNOCK_BASE, BIG_GIN)}
 
 
 def recording() -> tuple[Recording, Path]:
     rec = Recording.of(load_config(CONFIG, ["clone.decisions=1000000"]))
-    return rec, Path("models/pagat_mc/recording") / rec.key()
+    return rec, Path("models/ppo/recording") / rec.key()
 
 
 def replayed(chunks: range | tuple, net: PolicyNet | None = None) -> tuple:

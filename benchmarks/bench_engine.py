@@ -12,7 +12,7 @@ What it measures, all in one run:
    plays ``--hands`` freshly dealt hands; the figure is the median over ``--rounds``
    rounds of decisions/s (the deal is inside the timed loop).
 2. **Per-call cost** of ``ginenv.deadwood`` (10- and 11-card int lists) and of
-   ``ginenv.melds.discard_deadwoods`` (11-card masks), on ``--distinct`` distinct
+   ``ginenv.game.melds.discard_deadwoods`` (11-card masks), on ``--distinct`` distinct
    random hands generated up front.  Each hand is timed exactly once: half of them
    in batches (per-batch mean, median over batches; includes the ``for`` loop's own
    overhead, printed as a note), the other half one call at a time with
@@ -53,7 +53,7 @@ if str(ROOT) not in sys.path:
 
 import ginenv  # noqa: E402
 from ginenv import HandState  # noqa: E402
-from ginenv.melds import discard_deadwoods, mask_of  # noqa: E402
+from ginenv.game.melds import discard_deadwoods, mask_of  # noqa: E402
 
 try:
     import pyspiel

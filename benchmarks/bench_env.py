@@ -23,9 +23,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import ginenv  # noqa: E402
 from bench_engine import machine_info, play_openspiel, print_table, pyspiel, run_rounds  # noqa: E402
-from ginenv.vector import VectorGinEnv  # noqa: E402
+
+import ginenv  # noqa: E402
+from ginenv.envs.batched import BatchedGinEnv  # noqa: E402
 
 
 def play_aec(env: Any, n_hands: int, pick: random.Random) -> tuple[int, float]:
@@ -45,7 +46,7 @@ def play_aec(env: Any, n_hands: int, pick: random.Random) -> tuple[int, float]:
     return decisions, time.perf_counter() - start
 
 
-def play_batched(venv: VectorGinEnv, min_decisions: int, rng: np.random.Generator) -> tuple[int, float]:
+def play_batched(venv: BatchedGinEnv, min_decisions: int, rng: np.random.Generator) -> tuple[int, float]:
     """Step all games with uniformly random legal actions until ``min_decisions`` were made."""
     decisions = 0
     start = time.perf_counter()
@@ -79,7 +80,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
     per_hand = aec["decisions_per_hand"]
     batched = {}
     for workers in sorted({1, args.workers}):
-        with VectorGinEnv(args.num_envs, ruleset=args.ruleset, seed=args.seed, num_workers=workers,
+        with BatchedGinEnv(args.num_envs, ruleset=args.ruleset, seed=args.seed, num_workers=workers,
                           copy=not args.no_copy) as venv:
             rng = np.random.default_rng(args.seed)
             batched[workers] = run_rounds(lambda n: play_batched(venv, int(n * per_hand), rng), args.hands,
@@ -96,7 +97,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
     rows = [
         ("(a) AEC env(): decisions/s with observation + mask", aec["decisions_per_s"], theirs,
          aec["decisions_per_s"] / theirs if theirs else None),
-    ] + [(f"(b) batched VectorGinEnv({args.num_envs}, num_workers={w}): decisions/s", b["decisions_per_s"], theirs,
+    ] + [(f"(b) batched BatchedGinEnv({args.num_envs}, num_workers={w}): decisions/s", b["decisions_per_s"], theirs,
           b["decisions_per_s"] / theirs if theirs else None) for w, b in batched.items()]
     print(f"rounds {args.rounds}, {args.hands} fresh hands per round, ruleset {args.ruleset}, seed {args.seed}\n")
     print_table(rows)

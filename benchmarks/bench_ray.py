@@ -23,8 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train.config import load_config  # noqa: E402
-from train.ppo import Trainer  # noqa: E402
+from train.training.config import load_config  # noqa: E402
+from train.training.ppo import Trainer  # noqa: E402
 
 
 def measure(overrides: list[str], updates: int) -> dict[str, Any]:

@@ -8,9 +8,9 @@ separate policy and value MLPs) and the same update shape (4 epochs, 4 minibatch
 batch of about 8k decisions).  A "sample" is one learner decision trained on, counted over
 the wall time of rollouts plus learning:
 
-* ours — :class:`train.ppo.Trainer` iterations (rollouts on the batched env, self-play:
+* ours — :class:`train.training.ppo.Trainer` iterations (rollouts on the batched env, self-play:
   both seats learn), no evaluation;
-* SB3-contrib — ``MaskablePPO("MlpPolicy")`` on :class:`ginenv.single_agent.SingleAgentGinEnv`
+* SB3-contrib — ``MaskablePPO("MlpPolicy")`` on :class:`ginenv.envs.single_agent.SingleAgentGinEnv`
   against ``random`` (one game per process, its standard route), ``learn(total_timesteps)``.
 
 Our default card-centred network (``policy.kind=cards``, 256 wide) is timed too.  The first
@@ -29,8 +29,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train.config import load_config  # noqa: E402
-from train.ppo import Trainer  # noqa: E402
+from train.training.config import load_config  # noqa: E402
+from train.training.ppo import Trainer  # noqa: E402
 
 
 def ours(updates: int, overrides: list[str], threads: int, num_envs: int) -> dict[str, Any]:
@@ -53,7 +53,7 @@ def sb3(steps: int, hidden: int, threads: int) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
 
     from agents import make_agent
-    from ginenv.single_agent import SingleAgentGinEnv
+    from ginenv.envs.single_agent import SingleAgentGinEnv
 
     torch.set_num_threads(threads)
     env = SingleAgentGinEnv(make_agent("random", seed=0), seat="random", ruleset="pagat", episode="hand",

@@ -1,11 +1,11 @@
-"""Learner steps per second: the batched ``GinVectorEnv`` beside Gymnasium's one-game-per-env vectors.
+"""Learner steps per second: the batched ``GymVectorGinEnv`` beside Gymnasium's one-game-per-env vectors.
 
 Each route plays random legal learner actions against the same opponent for ``--seconds`` per
 round and counts learner decisions (a Gymnasium next-step reset, where the action is ignored,
 is not one); the table gives the median of ``--rounds`` rounds and the ratio to the
 ``SyncVectorEnv`` route:
 
-* ``GinVectorEnv``: ``gymnasium.make_vec(id, num_envs=N)``, every game on one ``VectorGinEnv``,
+* ``GymVectorGinEnv``: ``gymnasium.make_vec(id, num_envs=N)``, every game on one ``BatchedGinEnv``,
   the opponent's moves batched;
 * ``SyncVectorEnv``: ``make_vec(..., vectorization_mode="sync")``, one ``SingleAgentGinEnv`` per
   env, stepped in turn in this process;
@@ -62,14 +62,14 @@ def routes(args: argparse.Namespace) -> list[tuple[str, int, Callable[[], Any], 
               from_infos) for n in args.sync_envs]
     found += [("AsyncVectorEnv", n, lambda n=n: gym.make_vec(ENV_ID, n, "async", opponent=args.opponent, **SINGLE_KWARGS),
                from_infos) for n in args.async_envs]
-    found += [("GinVectorEnv", n, lambda n=n: gym.make_vec(ENV_ID, n, opponent=args.opponent), batched)
+    found += [("GymVectorGinEnv", n, lambda n=n: gym.make_vec(ENV_ID, n, opponent=args.opponent), batched)
               for n in args.num_envs]
     return found
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--num-envs", type=int, nargs="+", default=[16, 64, 256], help="GinVectorEnv sizes")
+    parser.add_argument("--num-envs", type=int, nargs="+", default=[16, 64, 256], help="GymVectorGinEnv sizes")
     parser.add_argument("--sync-envs", type=int, nargs="*", default=[16], help="SyncVectorEnv sizes")
     parser.add_argument("--async-envs", type=int, nargs="*", default=[2], help="AsyncVectorEnv sizes (processes)")
     parser.add_argument("--opponent", default="random", help="agent spec the learners play against")

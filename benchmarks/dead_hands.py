@@ -3,7 +3,7 @@
     python benchmarks/dead_hands.py [--agent ppo] [--opponent random] [--hands 500] [--seed 1000]
 
 Plays ``--hands`` single pagat hands of the agent against the opponent with
-:func:`train.evaluate.play_episode` (hand i is dealt from ``seed + i``; the agent takes seat 0
+:func:`train.evaluation.evaluate.play_episode` (hand i is dealt from ``seed + i``; the agent takes seat 0
 in even hands, seat 1 in odd ones; the agents are seeded from ``seed`` too, so a rerun replays
 the same hands).  For every hand that runs dead it records each turn where a knock was legal
 and the agent discarded instead, with the cards then left in the stock.  Prints the hands won,
@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import ginenv  # noqa: E402
 from agents import make_agent  # noqa: E402
 from agents.base import Agent, Observation  # noqa: E402
-from ginenv.actions import KNOCK_BASE, NUM_ACTIONS  # noqa: E402
-from train.evaluate import play_episode  # noqa: E402
+from ginenv.game.actions import KNOCK_BASE, NUM_ACTIONS  # noqa: E402
+from train.evaluation.evaluate import play_episode  # noqa: E402
 
 
 class KnockWatcher:

@@ -27,12 +27,11 @@ from agilerl.algorithms import MADDPG
 from agilerl.components.replay_buffer import ReplayBuffer
 from agilerl.training.train_multi_agent_off_policy import train_multi_agent_off_policy
 from agilerl.vector.pz_async_vec_env import AsyncPettingZooVecEnv
+from common import report
 from gymnasium import spaces
 from pettingzoo.utils import BaseParallelWrapper
 
 from ginenv import gin_rummy_v1
-
-from common import report
 
 
 class VectorObservation(BaseParallelWrapper):

@@ -1,4 +1,4 @@
-"""CleanRL-style single-file PPO with action masking on ``GinVectorEnv`` (pure torch).
+"""CleanRL-style single-file PPO with action masking on ``GymVectorGinEnv`` (pure torch).
 
 Shows: the whole algorithm in one file, the CleanRL way — rollouts from a Gymnasium vector env
 (``gymnasium.make_vec("GinRummy-v1", num_envs=N)``: N one-hand games against ``--opponent``,
@@ -19,12 +19,11 @@ import argparse
 import gymnasium
 import numpy as np
 import torch
+from common import report
 from torch import nn
 from torch.distributions import Categorical
 
 import ginenv  # noqa: F401  (registers the GinRummy-* ids)
-
-from common import report
 
 
 class Agent(nn.Module):

@@ -4,8 +4,8 @@ A *policy* here is a batched function ``(observations float32[N, 2150], action_m
 bool[N, 108]) -> int[N]`` (the ``"observation"`` and ``"action_mask"`` of the AEC env's
 observation dict, stacked); each example builds one from its library's trained model.
 :func:`report` plays ``games`` one-hand games of it against the ``random`` agent at once, on a
-:class:`ginenv.gym_vector.GinVectorEnv` (seats drawn at random), and returns the line every
-example prints last.  (``train.evaluate`` does the same with mirrored pairs and confidence
+:class:`ginenv.envs.gym_vector.GymVectorGinEnv` (seats drawn at random), and returns the line every
+example prints last.  (``train.evaluation.evaluate`` does the same with mirrored pairs and confidence
 intervals, one decision per call: far slower for a neural policy.)
 """
 from __future__ import annotations
@@ -14,14 +14,14 @@ from typing import Callable
 
 import numpy as np
 
-from ginenv.gym_vector import GinVectorEnv
+from ginenv.envs.gym_vector import GymVectorGinEnv
 
 Policy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def play_vs_random(policy: Policy, games: int = 200, seed: int = 0) -> np.ndarray:
     """The points of ``policy``'s first hand in each of ``games`` games against ``random``."""
-    envs = GinVectorEnv(games, "random", reward_mode="points")
+    envs = GymVectorGinEnv(games, "random", reward_mode="points")
     obs, infos = envs.reset(seed=seed)
     points = np.zeros(games, dtype=np.float32)
     playing = np.ones(games, dtype=bool)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import ray
 import torch
+from common import report
 from gymnasium import spaces
 from pettingzoo.utils import BaseWrapper
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -33,8 +34,6 @@ from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LI
 from ray.tune.registry import register_env
 
 from ginenv import gin_rummy_v1
-
-from common import report
 
 POLICY = "shared"
 

@@ -1,8 +1,8 @@
-"""SB3-contrib MaskablePPO on Gin Rummy, batched: ``GinSB3VecEnv`` over ``gymnasium.make_vec``.
+"""SB3-contrib MaskablePPO on Gin Rummy, batched: ``SB3VecGinEnv`` over ``gymnasium.make_vec``.
 
 Shows: ``gymnasium.make_vec("GinRummy-v1", num_envs=N)`` (N one-hand games of a learner against
 ``--opponent``, batched on one engine) handed to MaskablePPO through
-:class:`ginenv.sb3.GinSB3VecEnv`, which gives MaskablePPO the legal-action masks; rewards are
+:class:`ginenv.envs.sb3.SB3VecGinEnv`, which gives MaskablePPO the legal-action masks; rewards are
 ``win_loss`` (+1/-1 a hand).  The trained policy is then played against ``random``.
 
 Run (about a minute)::
@@ -16,13 +16,12 @@ import argparse
 
 import gymnasium
 import numpy as np
+from common import report
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecMonitor
 
 import ginenv  # noqa: F401  (registers the GinRummy-* ids)
-from ginenv.sb3 import GinSB3VecEnv
-
-from common import report
+from ginenv.envs.sb3 import SB3VecGinEnv
 
 
 def main() -> None:
@@ -34,7 +33,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    venv = VecMonitor(GinSB3VecEnv(gymnasium.make_vec(
+    venv = VecMonitor(SB3VecGinEnv(gymnasium.make_vec(
         "GinRummy-v1", num_envs=args.num_envs, opponent=args.opponent, reward_mode="win_loss")))
     model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=256, seed=args.seed, verbose=0)
     model.learn(args.steps)

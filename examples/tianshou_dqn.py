@@ -18,6 +18,7 @@ import argparse
 
 import numpy as np
 import torch
+from common import report
 from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
@@ -28,8 +29,6 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 from ginenv import gin_rummy_v1
-
-from common import report
 
 
 def make_env() -> PettingZooEnv:

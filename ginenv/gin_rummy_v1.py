@@ -1,6 +1,6 @@
 """The names PettingZoo users expect: ``from ginenv import gin_rummy_v1``.
 
-``env`` and ``raw_env`` are the AEC env of :mod:`ginenv.env` (the game's own turn order:
+``env`` and ``raw_env`` are the AEC env of :mod:`ginenv.envs.aec` (the game's own turn order:
 only the agent to act is selected, and one player may act twice in a row, drawing then
 discarding).  :class:`parallel_env` is the same game as a PettingZoo ``ParallelEnv``,
 turn-based:
@@ -12,7 +12,7 @@ turn-based:
 * rewards are those of that one decision, for both agents; one step is one cycle, so
   ``max_cycles`` truncates after that many decisions.
 
-Every keyword is :class:`ginenv.env.raw_env`'s (``illegal_action``, ``info_lists``,
+Every keyword is :class:`ginenv.envs.aec.raw_env`'s (``illegal_action``, ``info_lists``,
 ``max_cycles``, ``ruleset`` ...).  For the turn order of the AEC env with one action per
 agent per cycle, as PettingZoo's cycle-based tools want, use
 ``pettingzoo.utils.parallel_to_aec(gin_rummy_v1.parallel_env())``; ``aec_to_parallel`` of
@@ -35,14 +35,14 @@ from typing import Any, Optional
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from .env import env, raw_env
+from ginenv.envs.aec import env, raw_env
 
 __all__ = ["env", "raw_env", "parallel_env"]
 
 
 class parallel_env(ParallelEnv):  # noqa: N801 - PettingZoo naming convention
     """Gin Rummy as a turn-based PettingZoo ``ParallelEnv`` (see the module docstring);
-    ``**kwargs`` go to :class:`ginenv.env.raw_env`, which it plays on (``aec``)."""
+    ``**kwargs`` go to :class:`ginenv.envs.aec.raw_env`, which it plays on (``aec``)."""
 
     metadata = {**raw_env.metadata, "is_parallelizable": True}
 
@@ -59,7 +59,7 @@ class parallel_env(ParallelEnv):  # noqa: N801 - PettingZoo naming convention
         return self.aec.action_space(agent)
 
     def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[dict, dict]:
-        """Start an episode (``seed`` and ``options`` as :meth:`ginenv.env.raw_env.reset`);
+        """Start an episode (``seed`` and ``options`` as :meth:`ginenv.envs.aec.raw_env.reset`);
         returns ``(observations, infos)`` for both agents."""
         self.aec.reset(seed=seed, options=options)
         self.agents = list(self.aec.agents)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Union
 
 from ginenv import HandState
-from ginenv.cards import parse_card
+from ginenv.game.cards import parse_card
 
 Cards = Union[str, Iterable[Union[int, str]]]
 

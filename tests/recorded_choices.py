@@ -1,6 +1,6 @@
 """Recorded agent choices: observations (stored piece by piece, by their ``LAYOUT`` names) and
 the actions that agents chose for them, so that a rewrite of an agent can be checked to
-play exactly as before (``tests/test_recorded_choices.py``).
+play exactly as before (``tests/agents/test_recorded_choices.py``).
 
 The observations are stored by piece name, not as vectors, so the file survives changes of
 the layout: a piece the file lacks (added to ``LAYOUT`` later) is taken from a fresh
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 import ginenv
-from ginenv.encoding import LAYOUT, OBSERVATION_SIZE, SLICES
+from ginenv.game.encoding import LAYOUT, OBSERVATION_SIZE, SLICES
 
 PATH = Path(__file__).parent / "data" / "recorded_choices.npz"
 RULESETS = ("pagat", "classic25", "oklahoma", "eaai")

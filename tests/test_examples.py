@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,33 +34,45 @@ def run_example(script: str, *args: str, timeout: float = 600) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def check_summary(line: str, library: str) -> None:
-    """``line`` is ``library``'s summary of 20 evaluation hands (pass ``--games 20``)."""
-    assert line.startswith(f"{library}: ") and "vs random over 20 hands: win rate" in line, line
+SUMMARY = re.compile(r"(?P<library>.+): (?P<steps>\d+) training steps; vs random over (?P<games>\d+) hands: "
+                     r"win rate (?P<rate>[\d.]+), points/hand (?P<points>[+-][\d.]+)$")
+
+
+def check_summary(line: str, library: str, steps: int) -> None:
+    """``line`` is ``library``'s summary after at least ``steps`` training steps, of 20 evaluation hands
+    (pass ``--games 20``) that its trained policy played to the end against ``random`` on an env that
+    raises on any illegal action: the win rate is a count of 20 hands (a dead hand is half) and the
+    points per hand lie within what a hand can score."""
+    found = SUMMARY.match(line)
+    assert found and found["library"] == library, line
+    assert int(found["steps"]) >= steps and int(found["games"]) == 20, line
+    rate, points = float(found["rate"]), float(found["points"])
+    assert 0 <= rate <= 1 and abs(rate * 40 - round(rate * 40)) < 0.05, line  # halves of 1/20
+    assert abs(points) <= 100, line
 
 
 @pytest.mark.skipif(missing("sb3_contrib"), reason="needs sb3-contrib: pip install -e '.[dev]'")
 def test_sb3_maskable_ppo() -> None:
     line = run_example("sb3_maskable_ppo.py", "--steps", "2048", "--num-envs", "8", "--games", "20")
-    check_summary(line, "sb3-contrib MaskablePPO")
+    check_summary(line, "sb3-contrib MaskablePPO", 2048)
 
 
 def test_cleanrl_ppo() -> None:
     line = run_example("cleanrl_ppo.py", "--steps", "2048", "--num-envs", "8", "--rollout", "32", "--games", "20")
-    check_summary(line, "CleanRL-style PPO")
+    check_summary(line, "CleanRL-style PPO", 2048)
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(missing("ray", "tree"), reason="needs ray[rllib]: pip install -e '.[examples]'")
 def test_rllib_ppo() -> None:
-    check_summary(run_example("rllib_ppo.py", "--steps", "1000", "--batch", "500", "--games", "20"), "RLlib PPO")
+    check_summary(run_example("rllib_ppo.py", "--steps", "1000", "--batch", "500", "--games", "20"), "RLlib PPO", 1000)
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(missing("tianshou"), reason="needs tianshou: pip install -e '.[examples]'")
 def test_tianshou_dqn() -> None:
     line = run_example("tianshou_dqn.py", "--steps", "1000", "--num-envs", "4", "--games", "20")
-    check_summary(line, "Tianshou DQN")
+    check_summary(line, "Tianshou DQN", 1000)
 
 
 @pytest.mark.slow
@@ -67,7 +80,7 @@ def test_tianshou_dqn() -> None:
                                                       "pip install -e '.[examples]'")
 def test_agilerl_maddpg() -> None:
     check_summary(run_example("agilerl_maddpg.py", "--steps", "1000", "--num-envs", "2", "--games", "20"),
-                  "AgileRL MADDPG")
+                  "AgileRL MADDPG", 1000)
 
 
 @pytest.mark.skipif(missing("supersuit"), reason="needs supersuit: pip install -e '.[examples]'")

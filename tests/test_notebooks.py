@@ -58,8 +58,8 @@ def test_committed_notebook_keeps_its_pictures(name: str) -> None:
     assert "parameters" in code[0].metadata.get("tags", []), f"{name}: the first code cell sets the budget"
 
 
-def test_readme_figure_is_committed() -> None:
-    """The learning-curve figure notebook 02 saves for the README."""
+def test_the_learning_curve_figure_is_committed() -> None:
+    """The learning-curve figure notebook 02 saves for docs/training.md."""
     png = NOTEBOOKS.parent / "docs" / "learning_curves.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert 10_000 < png.stat().st_size < 300_000

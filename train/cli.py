@@ -4,14 +4,14 @@ Sub-commands so far:
 
 * ``simulate`` — play random legal hands through the engine and print how they ended.
 * ``eval`` — agent A against agent B in mirrored pairs: win rate with a pair-cluster
-  interval, sign test, per-hand figures (:mod:`train.evaluate`).
+  interval, sign test, per-hand figures (:mod:`train.evaluation.evaluate`).
 * ``tournament`` — a round robin with Bradley–Terry ratings on the Elo scale, saved as
-  JSON, CSV and PNG (:mod:`train.tournament`).
-* ``train`` — self-play PPO from a YAML config (:mod:`train.ppo`), or ``--resume`` a run.
-* ``curves`` — a run's TensorBoard scalars as ``curves.csv`` and ``curves.png`` (:mod:`train.curves`).
-* ``play`` — a person against an agent in the terminal (:mod:`train.play`).
-* ``replay`` — recorded games told step by step (:mod:`train.replay`).
-* ``serve`` — a local web page: play an agent, step through a replay file (:mod:`train.serve`).
+  JSON, CSV and PNG (:mod:`train.evaluation.tournament`).
+* ``train`` — self-play PPO from a YAML config (:mod:`train.training.ppo`), or ``--resume`` a run.
+* ``curves`` — a run's TensorBoard scalars as ``curves.csv`` and ``curves.png`` (:mod:`train.training.curves`).
+* ``play`` — a person against an agent in the terminal (:mod:`train.play.terminal`).
+* ``replay`` — recorded games told step by step (:mod:`train.play.replay`).
+* ``serve`` — a local web page: play an agent, step through a replay file (:mod:`train.play.serve`).
 """
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ginenv.env import EPISODES
-from ginenv.hand import HandState
-from ginenv.rules import PRESETS, resolve_ruleset
+from ginenv.envs.aec import EPISODES
+from ginenv.game.hand import HandState
+from ginenv.game.rules import PRESETS, resolve_ruleset
 
 
 def simulate(hands: int, ruleset: str, seed: int, progress: bool = True) -> dict:
@@ -237,7 +237,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _run_play(args: argparse.Namespace) -> int:
-    from .play import play
+    from train.play.terminal import play
 
     play(args.opponent, ruleset=args.ruleset, episode=args.episode, seed=args.seed, seat=args.seat,
          stdin=sys.stdin, stdout=sys.stdout, log=args.log)
@@ -245,7 +245,7 @@ def _run_play(args: argparse.Namespace) -> int:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
-    from .replay import account, read_records
+    from train.play.replay import account, read_records
 
     records = read_records(args.file)
     if args.game is not None and args.game > len(records):
@@ -257,7 +257,7 @@ def _run_replay(args: argparse.Namespace) -> int:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from .serve import serve
+    from train.play.serve import serve
 
     serve(args.host, args.port, opponent=args.opponent, ruleset=args.ruleset, episode=args.episode, seed=args.seed,
           replay=args.replay)
@@ -265,7 +265,7 @@ def _run_serve(args: argparse.Namespace) -> int:
 
 
 def _run_curves(args: argparse.Namespace) -> int:
-    from .curves import export
+    from train.training.curves import export
 
     paths = export(args.run_dir)
     print("written: " + ", ".join(str(p) for p in paths))
@@ -273,8 +273,8 @@ def _run_curves(args: argparse.Namespace) -> int:
 
 
 def _run_train(args: argparse.Namespace) -> int:
-    from .config import field_docs, load_config, to_dict
-    from .ppo import train
+    from train.training.config import field_docs, load_config, to_dict
+    from train.training.ppo import train
 
     if args.list_keys:
         defaults = to_dict(load_config(None))
@@ -304,7 +304,7 @@ def _run_train(args: argparse.Namespace) -> int:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    from .evaluate import evaluate, format_report
+    from train.evaluation.evaluate import evaluate, format_report
 
     if args.json:
         _check_writable_file(args.json, "--json")
@@ -323,7 +323,7 @@ def _run_eval(args: argparse.Namespace) -> int:
 
 
 def _run_tournament(args: argparse.Namespace) -> int:
-    from .tournament import format_table, save, tournament
+    from train.evaluation.tournament import format_table, save, tournament
 
     _check_writable_dir(args.out_dir, "--out-dir")
     result = tournament(args.agents, args.games, ruleset=args.ruleset, episode=args.episode, seed=args.seed,

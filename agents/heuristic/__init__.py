@@ -1,0 +1,1 @@
+"""Hand-written players: Neller's Simple and the greedy heuristic."""

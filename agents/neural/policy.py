@@ -1,0 +1,288 @@
+"""``ppo``: a neural policy (actor-critic network) loaded from a checkpoint.
+
+The network reads the observation by its named pieces (:data:`ginenv.game.encoding.SLICES`):
+
+* **card channels** (13 per card): for every card, the eight card pieces (``hand``,
+  ``top_discard``, ``pile_rest``, ``my_discards``, ``opp_discards``, ``opp_picked``,
+  ``opp_declined``, ``no_discard``), two recency values from the ordered history (how
+  recently I / the opponent discarded it: ``1 - i / 32`` for history row ``i``, else 0) and
+  three rule-derived numbers of my own cards (:mod:`agents.neural.features`: deadwood after
+  discarding it, run pairs, set mates);
+* **context** (40 numbers): phase, turn, dealer, knock limit, episode kind, doubling, the
+  rules, stock size, history length, scores, hands won, my deadwood now and with the
+  face-up card taken.
+
+``kind="cards"`` (default): a trunk MLP over the flattened card features and the context
+gives ``h``; every card then gets an embedding ``z_c = relu(W f_c + e_c + U h)`` (a
+learned per-card vector ``e_c``), and *discard c* and *knock c* are two linear read-outs of
+the same ``z_c`` (one card, one representation); draw / take / pass / big gin and the value
+are read out of ``h``.  ``kind="mlp"``: a plain MLP over the whole vector (for comparisons).
+
+Checkpoints are data: loaded with ``torch.load(weights_only=True)``; the ``policy`` entry
+names the architecture, ``model`` holds the weights.
+
+>>> import ginenv, torch
+>>> net = PolicyNet()
+>>> env = ginenv.env(); env.reset(seed=0)
+>>> obs = torch.as_tensor(env.observe(env.agent_selection)["observation"])[None]
+>>> logits, value = net(obs)
+>>> tuple(logits.shape), tuple(value.shape)
+((1, 108), (1,))
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.base import Observation, legal_actions
+from agents.neural.features import CARD_FEATURES, ROW_FEATURES, hand_features
+from agents.neural.masked import MaskedCategorical
+from ginenv.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
+from ginenv.game.checks import checked_flag, checked_int, checked_seed
+from ginenv.game.encoding import HISTORY_LENGTH, OBSERVATION_SIZE, SLICES
+
+CARD_PIECES = ("hand", "top_discard", "pile_rest", "my_discards", "opp_discards", "opp_picked", "opp_declined",
+               "no_discard")
+CONTEXT_PIECES = ("phase", "my_turn", "is_dealer", "knock_limit", "game_mode", "hand_doubled", "rule_flags",
+                  "stock_size", "history_length", "scores", "hands_won", "rule_points")
+CARD_CHANNELS = len(CARD_PIECES) + 2 + CARD_FEATURES
+CONTEXT_SIZE = sum(SLICES[name].stop - SLICES[name].start for name in CONTEXT_PIECES) + ROW_FEATURES
+KINDS = ("cards", "mlp")
+MAX_WIDTH = 4096
+"""Largest :class:`Architecture` ``hidden``, ``layers`` and ``card_dim``."""
+MAX_THREADS = 256
+"""Largest :class:`NeuralAgent` ``threads``."""
+CHECKPOINT_FORMAT = "ginenv-ppo"
+"""The ``format`` entry every checkpoint of the trainer carries."""
+DEFAULT_CHECKPOINT = Path(__file__).parents[1] / "weights" / "ppo.pt"
+"""Where ``ppo`` with no ``path`` looks (the shipped agent)."""
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """The network's shape (stored in every checkpoint as ``policy``)."""
+
+    kind: str = "cards"
+    """``"cards"`` (card-centred, default) or ``"mlp"`` (plain MLP over the whole vector)."""
+    hidden: int = 256
+    """Width of the trunk's hidden layers."""
+    layers: int = 2
+    """Number of hidden layers in the trunk."""
+    card_dim: int = 32
+    """Width of each card's embedding (``kind="cards"``)."""
+
+    def __post_init__(self) -> None:
+        """Check the fields: ``kind`` one of :data:`KINDS`, the widths and layers ints
+        ``1..MAX_WIDTH`` (numpy ints are kept as Python ints)."""
+        if self.kind not in KINDS:
+            raise ValueError(f"policy kind must be one of {KINDS}, got {self.kind!r}")
+        for name in ("hidden", "layers", "card_dim"):
+            object.__setattr__(self, name, checked_int(f"policy {name}", getattr(self, name), 1, MAX_WIDTH))
+
+
+def _layer(inputs: int, outputs: int, std: float = float(np.sqrt(2))) -> nn.Linear:
+    layer = nn.Linear(inputs, outputs)
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+def _mlp(inputs: int, hidden: int, layers: int) -> nn.Sequential:
+    parts: list[nn.Module] = []
+    for i in range(layers):
+        parts += [_layer(inputs if i == 0 else hidden, hidden), nn.ReLU()]
+    return nn.Sequential(*parts)
+
+
+_CARD_BLOCK = slice(SLICES[CARD_PIECES[0]].start, SLICES[CARD_PIECES[-1]].stop)
+assert _CARD_BLOCK.stop - _CARD_BLOCK.start == 52 * len(CARD_PIECES)  # the card pieces lie side by side
+_RECENCY = 1.0 - torch.arange(HISTORY_LENGTH, dtype=torch.float32) / HISTORY_LENGTH
+
+
+def card_features(obs: torch.Tensor) -> torch.Tensor:
+    """``[B, CARD_CHANNELS * 52 + CONTEXT_SIZE]``: the card channels (channel-major: the card
+    pieces, the two recencies, :func:`agents.neural.features.hand_features`' per-card numbers) then
+    the context (its pieces, then the per-row numbers), for observations ``[B, OBSERVATION_SIZE]``."""
+    pieces = obs[:, _CARD_BLOCK]
+    history = obs[:, SLICES["history_cards"]].reshape(-1, HISTORY_LENGTH, 52)
+    by_opp = obs[:, SLICES["history_by_opp"]]
+    weights = torch.stack([(1.0 - by_opp) * _RECENCY, by_opp * _RECENCY], dim=1)      # [B, 2, 32]
+    recency = torch.bmm(weights, history).flatten(1)                                  # mine, theirs: [B, 104]
+    per_card, per_row = (torch.from_numpy(a) for a in hand_features(obs.detach().numpy()))
+    return torch.cat([pieces, recency, per_card.flatten(1), *(obs[:, SLICES[name]] for name in CONTEXT_PIECES),
+                      per_row], dim=1)
+
+
+def suit_permutations() -> torch.Tensor:
+    """int64[24, 52]: for each of the 24 orders of the suits, card ``c``'s image (same rank,
+    permuted suit); row 0 is the identity.
+
+    >>> maps = suit_permutations()
+    >>> maps.shape, bool((maps[0] == torch.arange(52)).all()), bool((maps % 13 == torch.arange(52) % 13).all())
+    (torch.Size([24, 52]), True, True)
+    """
+    from itertools import permutations
+
+    cards = torch.arange(52)
+    return torch.stack([torch.tensor(order)[cards // 13] * 13 + cards % 13 for order in permutations(range(4))])
+
+
+def permute_suits(features: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor,
+                  maps: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The same decisions with the suits renamed, decision ``i`` by card map ``maps[i]`` (rows
+    of :func:`suit_permutations`): ``kind="cards"`` features ``[B, FEATURES["cards"]]`` (the
+    card channels move, the context stays), masks ``[B, 108]`` and actions ``[B]`` (a discard
+    or knock of ``c`` becomes one of ``maps[i, c]``).  The rules treat the suits alike, so the
+    renamed position is as good a training example: data augmentation for cloning.
+
+    >>> f, m, a = torch.rand(1, FEATURES["cards"]), torch.zeros(1, NUM_ACTIONS, dtype=torch.bool), torch.tensor([3])
+    >>> m[0, 3] = True
+    >>> _, m2, a2 = permute_suits(f, m, a, suit_permutations()[[23]])  # clubs <-> spades, diamonds <-> hearts
+    >>> int(a2), bool(m2[0, 3 + 39])
+    (42, True)
+    """
+    inverse = torch.argsort(maps, dim=1)  # new card j shows old card inverse[j]
+    batch = len(features)
+    cards = features[:, :CARD_CHANNELS * 52].reshape(batch, CARD_CHANNELS, 52)
+    cards = cards.gather(2, inverse[:, None, :].expand(-1, CARD_CHANNELS, -1))
+    moved = torch.cat([masks[:, :DISCARD_BASE], *(masks[:, base:base + 52].gather(1, inverse)
+                                                   for base in (DISCARD_BASE, KNOCK_BASE)), masks[:, BIG_GIN:]], dim=1)
+    on_card = (actions >= DISCARD_BASE) & (actions < BIG_GIN)
+    base = torch.where(actions >= KNOCK_BASE, KNOCK_BASE, DISCARD_BASE)
+    card = (actions - base).clamp(0, 51)
+    renamed = torch.where(on_card, base + maps.gather(1, card[:, None])[:, 0], actions)
+    return torch.cat([cards.flatten(1), features[:, CARD_CHANNELS * 52:]], dim=1), moved, renamed
+
+
+assert (DRAW_STOCK, TAKE_DISCARD, PASS, DISCARD_BASE, KNOCK_BASE, BIG_GIN) == (0, 1, 2, 3, 55, 107)  # head's order
+FEATURES = {"cards": CARD_CHANNELS * 52 + CONTEXT_SIZE, "mlp": OBSERVATION_SIZE}
+"""Input width of :meth:`PolicyNet.head` by kind."""
+
+
+class PolicyNet(nn.Module):
+    """Observation ``[B, OBSERVATION_SIZE]`` -> action logits ``[B, 108]`` and value ``[B]``
+    (logits of illegal actions are masked by the caller, see :mod:`agents.neural.masked`).
+
+    ``forward`` is ``head(features(obs))``; the trainer stores ``features`` (smaller than the
+    observation for ``kind="cards"``) and calls ``head`` on them in its update.
+    """
+
+    def __init__(self, architecture: Architecture = Architecture()) -> None:
+        super().__init__()
+        self.architecture = a = architecture
+        self.trunk = _mlp(FEATURES[a.kind], a.hidden, a.layers)
+        if a.kind == "cards":
+            self.card_in = _layer(CARD_CHANNELS, a.card_dim)
+            self.card_embedding = nn.Parameter(torch.zeros(52, a.card_dim))
+            self.card_context = _layer(a.hidden, a.card_dim)
+            self.card_hidden = _layer(a.card_dim, a.card_dim)
+            self.card_out = _layer(a.card_dim, 2, std=0.01)
+            self.other_out = _layer(a.hidden, 4, std=0.01)
+        else:
+            self.action_out = _layer(a.hidden, NUM_ACTIONS, std=0.01)
+        self.value_out = _layer(a.hidden, 1, std=1.0)
+
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        """What :meth:`head` reads, from observations."""
+        return card_features(obs) if self.architecture.kind == "cards" else obs
+
+    def head(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits ``[B, 108]`` and value ``[B]`` from :meth:`features`."""
+        h = self.trunk(features)
+        value = self.value_out(h).squeeze(-1)
+        if self.architecture.kind == "mlp":
+            return self.action_out(h), value
+        cards = features[:, :CARD_CHANNELS * 52].reshape(-1, CARD_CHANNELS, 52).transpose(1, 2)   # [B, 52, C]
+        z = torch.relu(self.card_in(cards) + self.card_embedding + self.card_context(h).unsqueeze(1))
+        per_card = self.card_out(torch.relu(self.card_hidden(z)))                                # [B, 52, 2]
+        other = self.other_out(h)                                                               # draw, take, pass, big gin
+        logits = torch.cat([other[:, :3], per_card[..., 0], per_card[..., 1], other[:, 3:]], dim=1)
+        return logits, value
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.head(self.features(obs))
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that is missing, unreadable or not one of ours (names the file)."""
+
+
+def read_checkpoint(path: Union[str, os.PathLike]) -> dict[str, Any]:
+    """The checkpoint at ``path`` as plain data (``torch.load(weights_only=True)``)."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # truncated, corrupt, or holding code: torch's message says which
+        raise CheckpointError(f"checkpoint {str(path)!r} could not be read ({type(err).__name__}: "
+                              f"{str(err).splitlines()[0] if str(err) else 'no detail'})") from None
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{str(path)!r} is not a ginenv PPO checkpoint (no format {CHECKPOINT_FORMAT!r})")
+    return data
+
+
+def load_policy(path: Union[str, os.PathLike]) -> PolicyNet:
+    """The network stored in a checkpoint, in eval mode (built on the meta device and given the
+    stored tensors, so no time goes into initialising weights that are replaced at once)."""
+    data = read_checkpoint(path)
+    try:
+        with torch.device("meta"):
+            net = PolicyNet(Architecture(**data["policy"]))
+        net.load_state_dict(data["model"], assign=True)
+    except (KeyError, TypeError, RuntimeError, ValueError) as err:
+        raise CheckpointError(f"checkpoint {str(path)!r} does not hold a matching policy: {err}") from None
+    return net.eval()
+
+
+class NeuralAgent:
+    """``ppo:path=FILE[,sample=false,threads=1]``: acts with a trained policy.
+
+    ``sample=False`` (default) takes the most likely legal action; ``sample=True`` draws
+    from the masked policy with its own generator, seeded by ``seed`` (``None`` or an int
+    ``0..2**128 - 1``).  Without ``path`` it loads the shipped checkpoint
+    (``agents/weights/ppo.pt``).  ``threads``: torch threads for a forward pass
+    (1..:data:`MAX_THREADS`).  ``act_batch`` decides many rows in one forward pass.
+    """
+
+    def __init__(self, seed: Optional[int] = None, *, path: Optional[str] = None, sample: bool = False,
+                 threads: int = 1, net: Optional[PolicyNet] = None) -> None:
+        seed = checked_seed(seed, "ppo: seed")
+        self.sample = checked_flag("ppo: sample", sample)
+        self.threads = checked_int("ppo: threads", threads, 1, MAX_THREADS)
+        self.name = "ppo"
+        self.net = net if net is not None else load_policy(path if path is not None else _default_path())
+        self._generator = torch.Generator().manual_seed((seed or 0) % 2**63)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One legal action per row of ``observations [N, OBS]`` / ``masks [N, 108]``, computed
+        with ``threads`` torch threads (the caller's setting is restored afterwards)."""
+        previous = torch.get_num_threads()
+        torch.set_num_threads(self.threads)
+        try:
+            with torch.inference_mode():
+                logits, _ = self.net(torch.as_tensor(np.asarray(observations, dtype=np.float32)))
+                dist = MaskedCategorical(logits, torch.as_tensor(np.asarray(masks) > 0))
+                chosen = dist.sample(self._generator) if self.sample else dist.mode()
+        finally:
+            torch.set_num_threads(previous)
+        return chosen.numpy().astype(np.int64)
+
+    def act(self, observation: Observation) -> int:
+        legal_actions(observation)  # a clear error when it is not this seat's turn
+        return int(self.act_batch(observation["observation"][None], observation["action_mask"][None])[0])
+
+    def reset(self) -> None:
+        pass
+
+
+def _default_path() -> Path:
+    if not DEFAULT_CHECKPOINT.is_file():
+        raise CheckpointError(f"no shipped checkpoint at {str(DEFAULT_CHECKPOINT)!r}; pass ppo:path=FILE")
+    return DEFAULT_CHECKPOINT

@@ -1,0 +1,1 @@
+"""Search players: determinised positions, compiled playouts, game equity and the Monte Carlo agent."""

@@ -1,0 +1,55 @@
+"""The shipped learned agent (`ppo` with no path: agents/weights/ppo.pt)."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from agents import make_agent
+from agents.neural.policy import DEFAULT_CHECKPOINT, read_checkpoint
+from ginenv import PRESETS
+from train.evaluation.evaluate import evaluate
+from train.training.clone import Recording, chunk_path
+from train.training.config import load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_shipped_checkpoint_is_small_policy_only_data():
+    data = read_checkpoint(DEFAULT_CHECKPOINT)
+    assert sorted(data) == ["format", "model", "policy"]
+    assert DEFAULT_CHECKPOINT.stat().st_size < 5_000_000
+    assert make_agent("ppo").name == "ppo"
+
+
+def test_the_committed_recipe_files_match_their_recorded_checksums():
+    """models/ppo/SHA256SUMS ties the shipped weights (and every file its recipe needs) to the recipe:
+    the shipped policy is what configs/ppo/4_ppo_unprioritised.yaml trained."""
+    sums = [line.split("  ", 1) for line in (ROOT / "models" / "ppo" / "SHA256SUMS").read_text().splitlines()]
+    assert "agents/weights/ppo.pt" in {path for _, path in sums}
+    for digest, path in sums:
+        assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, path
+    assert (ROOT / "agents" / "weights" / "ppo.pt").resolve() == DEFAULT_CHECKPOINT.resolve()
+
+
+def test_the_recipes_first_stage_finds_every_recording_it_replays():
+    """Stage 1 replays committed recordings (hours of montecarlo labels): each recording it asks for
+    is in its cache folder with every chunk, so rerunning the recipe records nothing anew."""
+    cfg = load_config(ROOT / "configs" / "ppo" / "1_clone.yaml")
+    recordings = [Recording.of(cfg)] + [Recording.of(cfg, i) for i in range(len(cfg.clone.rounds))]
+    for rec in recordings:
+        folder = ROOT / cfg.clone.cache / rec.key()
+        assert [chunk_path(folder, k).is_file() for k in range(rec.chunks)] == [True] * rec.chunks, folder
+
+
+@pytest.mark.parametrize("ruleset", sorted(PRESETS))
+def test_the_shipped_agent_plays_legally_in_every_ruleset(ruleset):
+    # evaluate raises IllegalActionError on any illegal action; whole games cover game mode
+    result = evaluate("ppo", "greedy", games=2, ruleset=ruleset, episode="game", seed=3, workers=1)
+    assert result.games == 2 and result.hands > 0
+
+
+def test_the_shipped_agent_beats_random_in_95_percent_of_hands():
+    result = evaluate("ppo", "random", games=60, episode="hand", seed=11, workers=1)
+    assert result.wins_a / result.games >= 0.95, result.results_dict()

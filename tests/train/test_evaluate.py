@@ -1,0 +1,191 @@
+"""The evaluation harness: statistics against known values, mirrored play, determinism."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import ginenv
+from agents import REGISTRY, RandomAgent
+from ginenv.seeding import derive_seed
+from train.evaluation.evaluate import MatchPlan, evaluate, format_report, play_episode, play_pair
+from train.evaluation.stats import pair_cluster_interval, sign_test, t_quantile, wilson_interval
+
+
+# ----- sign test -------------------------------------------------------------------------
+@pytest.mark.parametrize("k, n, expected", [
+    (0, 10, 2 / 1024),                    # both tails of Binomial(10, 1/2) at the extremes
+    (10, 10, 2 / 1024),
+    (5, 20, 2 * 21700 / 2**20),           # 2 * P(X <= 5) = 0.0413894...
+    (15, 20, 2 * 21700 / 2**20),
+    (2, 12, 2 * (1 + 12 + 66) / 4096),    # 0.0385742...
+    (1, 1, 1.0),
+    (5, 10, 1.0),
+    (0, 0, 1.0),                          # no decisive pair: no evidence
+])
+def test_sign_test_known_binomial_values(k, n, expected):
+    assert sign_test(k, n) == pytest.approx(expected, rel=1e-12)
+
+
+def test_sign_test_known_decimal_value_and_large_n():
+    assert sign_test(5, 20) == pytest.approx(0.04138946533203125, rel=1e-12)
+    assert sign_test(0, 1000) == 2.0**-999  # exact with big integers
+    assert sign_test(0, 5000) == 0.0  # underflows quietly, no OverflowError
+    assert sign_test(1000, 2000) == 1.0
+
+
+@pytest.mark.parametrize("k, n", [(-1, 3), (4, 3), (1.0, 3)])
+def test_sign_test_rejects_bad_counts(k, n):
+    with pytest.raises(ValueError):
+        sign_test(k, n)
+
+
+# ----- t quantiles and intervals ---------------------------------------------------------
+@pytest.mark.parametrize("df, expected", [  # two-sided 95% critical values of Student's t (tables)
+    (1, 12.7062), (2, 4.3027), (3, 3.1824), (5, 2.5706), (10, 2.2281), (29, 2.0452), (120, 1.9799),
+    (999, 1.9623), (5000, 1.9604),
+])
+def test_t_quantile_matches_tables(df, expected):
+    assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-4)
+
+
+def test_t_quantile_other_levels():
+    assert t_quantile(0.995, 7) == pytest.approx(3.4995, abs=1e-4)
+    assert t_quantile(0.95, 20) == pytest.approx(1.7247, abs=1e-4)
+
+
+def test_pair_cluster_interval_matches_hand_computation():
+    pair_means = [1.0, 0.5, 0.5, 0.0, 0.75, 0.25]
+    # mean 0.5; squared deviations .25 + 0 + 0 + .25 + .0625 + .0625 = .625; sample variance .125;
+    # standard error sqrt(.125 / 6) = 0.1443376; t(0.975, 5) = 2.5705818; half width 0.3710316
+    interval = pair_cluster_interval(pair_means)
+    assert interval.method == "t"
+    assert interval.estimate == 0.5
+    assert interval.low == pytest.approx(0.5 - 0.3710316, abs=1e-6)
+    assert interval.high == pytest.approx(0.5 + 0.3710316, abs=1e-6)
+
+
+def test_pair_cluster_interval_is_clipped_and_falls_back_to_wilson():
+    high = pair_cluster_interval([1.0] * 9 + [0.75])
+    assert high.method == "t" and high.high == 1.0 and high.low < 0.975
+    sweep = pair_cluster_interval([1.0] * 10)  # zero spread: Wilson over the 10 pairs
+    z2 = 1.959963984540054**2
+    assert sweep.method == "wilson"
+    assert (sweep.low, sweep.high) == (pytest.approx(10 / (10 + z2)), 1.0)
+    assert wilson_interval(0.0, 10) == (0.0, pytest.approx(z2 / (10 + z2)))
+    single = pair_cluster_interval([0.5])
+    assert single.method == "wilson" and single.low < 0.5 < single.high
+    with pytest.raises(ValueError):
+        pair_cluster_interval([])
+
+
+# ----- playing -----------------------------------------------------------------------------
+class Recorder(RandomAgent):
+    """A random agent that records what it is given and how often it is reset."""
+
+    def __init__(self, seed=None):
+        super().__init__(seed)
+        self.resets, self.observations = 0, []
+
+    def act(self, observation):
+        self.observations.append(observation)
+        return super().act(observation)
+
+    def reset(self):
+        self.resets += 1
+
+
+def test_play_episode_resets_agents_every_hand_and_only_shows_observation_dicts():
+    env = ginenv.env(episode="game", target=10)
+    players = [Recorder(0), Recorder(1)]
+    counts, act_seconds = Counter(), [0.0, 0.0]
+    winner = play_episode(env, players, seed=3, counts=counts, act_seconds=act_seconds)
+    assert winner in (0, 1)
+    assert counts["hands"] >= 1
+    assert [p.resets for p in players] == [counts["hands"]] * 2
+    assert counts["decisions_0"] + counts["decisions_1"] == counts["hand_decisions"]
+    for seat, player in enumerate(players):
+        assert len(player.observations) == counts[f"decisions_{seat}"]
+        for observation in player.observations[:50]:
+            assert set(observation) == {"observation", "action_mask"}
+            assert observation["action_mask"].any()
+
+
+def test_mirrored_pair_replays_the_deal_with_seats_swapped(monkeypatch):
+    made = []
+
+    def factory(seed=None):
+        made.append(Recorder(seed))
+        return made[-1]
+    monkeypatch.setitem(REGISTRY, "recorder", factory)
+    plan = MatchPlan("recorder", "recorder", episode="hand", seed=5)
+    record = play_pair(plan, pair=2)
+    a0, b0, b1, a1 = made  # built per game, seat 0 first: game 0 has A in seat 0, game 1 has B there
+    dealt = lambda agent: sorted(ginenv.decode(agent.observations[0]).hand)  # noqa: E731  (10 cards at a first decision)
+    env = ginenv.env(episode="hand")
+    env.reset(seed=plan.env_seed(2))
+    for seat, (first, second) in enumerate([(a0, b1), (b0, a1)]):
+        cards = sorted(ginenv.decode(env.observe(f"player_{seat}")).hand)
+        assert dealt(first) == dealt(second) == cards  # the same deal, the other agent in the seat
+    assert [a0._rng.bit_generator.seed_seq.entropy] != [b0._rng.bit_generator.seed_seq.entropy]
+    assert record.counts["hands"] == 2
+    assert record.counts["decisions_a"] == len(a0.observations) + len(a1.observations)
+    assert record.counts["decisions_b"] == len(b0.observations) + len(b1.observations)
+
+
+def test_seeds_derive_from_seed_and_pair_only():
+    plan = MatchPlan("random", "random", seed=7)
+    assert plan.env_seed(3) == MatchPlan("x", "y", seed=7).env_seed(3) != plan.env_seed(4)
+    assert plan.agent_seed(3, 0) != plan.agent_seed(3, 1)
+    assert derive_seed(7, 3, 0) == plan.env_seed(3)
+
+
+def test_random_against_itself_mirrored_interval_contains_half():
+    result = evaluate("random", "random", games=60, episode="hand", seed=11, workers=1)
+    assert result.games == 60 and result.pairs == 30
+    assert result.wins_a + result.wins_b + result.draws == 60
+    assert result.ci_low <= 0.5 <= result.ci_high
+    assert result.hands == 60 and sum(result.outcomes.values()) == 60
+    assert 0 <= result.dead_rate <= 1 and result.mean_hand_length > 10
+    assert "win rate of A" in format_report(result)
+
+
+def test_game_episode_counts_games_not_hands():
+    result = evaluate("random", "random:", games=3, episode="game", seed=2, workers=1, env_kwargs={"target": 10})
+    assert result.games == 4 and result.draws == 0  # rounded up to two pairs; games always have a winner
+    assert result.wins_a + result.wins_b == 4
+    assert result.hands >= 4 and result.mean_margin_a is not None
+    assert result.ci_low <= 0.5 <= result.ci_high
+
+
+def test_same_seed_same_results_for_any_worker_count():
+    one = evaluate("random", "random", games=24, episode="hand", seed=4, workers=1)
+    two = evaluate("random", "random", games=24, episode="hand", seed=4, workers=2)
+    assert one.results_dict() == two.results_dict()
+    other = evaluate("random", "random", games=24, episode="hand", seed=5, workers=1)
+    assert other.results_dict() != one.results_dict()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"agent_b": "no_such_agent"}, "unknown agent"),
+    ({"games": 0}, "games"),
+    ({"games": 2.5}, "games"),
+    ({"seed": -1}, "seed"),
+    ({"workers": 0}, "workers"),
+    ({"episode": "match"}, "episode"),
+    ({"ruleset": "no_such_rules"}, "no_such_rules"),
+])
+def test_bad_settings_raise_value_error(kwargs, message):
+    settings = {"agent_a": "random", "agent_b": "random", "games": 2, "episode": "hand", "workers": 1}
+    settings.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        evaluate(**settings)
+
+
+def test_interval_width_shrinks_like_one_over_root_n():
+    rng = np.random.default_rng(0)
+    small = pair_cluster_interval(list(rng.choice([0, 0.25, 0.5, 0.75, 1], 100)))
+    large = pair_cluster_interval(list(rng.choice([0, 0.25, 0.5, 0.75, 1], 10_000)))
+    assert (small.high - small.low) / (large.high - large.low) == pytest.approx(math.sqrt(100), rel=0.15)

@@ -1,0 +1,163 @@
+"""The PPO trainer: credit assignment, the update, checkpoints and exact resume, the CLI,
+and a real learning check (the smoke config beats `random`)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.neural.masked import MaskedCategorical
+from agents.neural.policy import Architecture, CheckpointError, PolicyNet, read_checkpoint
+from train.cli import main
+from train.evaluation.evaluate import evaluate
+from train.training.collect import Collector, RolloutStats
+from train.training.config import ConfigError, load_config
+from train.training.league import League
+from train.training.ppo import Trainer, ppo_update, train, warm_start
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ["env.num_envs=8", "ppo.rollout_steps=12", "ppo.total_steps=1500", "ppo.minibatches=2", "ppo.epochs=2",
+        "policy.hidden=16", "policy.card_dim=4", "league.opponents={self: 1, snapshot: 1, random: 1, simple: 1}",
+        "league.snapshot_every=2", "league.max_snapshots=2", "league.prioritise=1.0", "shaping.deadwood=1.0",
+        "checkpoint_every=3", "eval.every=4", "eval.games=2", "eval.opponents=[random]", "eval.best_against=random"]
+
+
+def _tiny(*extra: str):
+    return load_config(None, [*TINY, *extra])
+
+
+def _collector(opponents: str) -> Collector:
+    cfg = _tiny(f"league.opponents={opponents}", "env.num_envs=3")
+    return Collector(cfg, PolicyNet(cfg.policy), League(cfg.league, seed=0, architecture=cfg.policy))
+
+
+def test_a_seats_reward_goes_to_its_last_decision_even_when_the_other_seat_ended_the_hand():
+    collector = _collector("{random: 1}")
+    collector.learner_seat[:] = [0, 1, 0]
+    steps = 5
+    reward_buf = np.zeros((steps, 3), np.float32)
+    done_buf = np.zeros((steps, 3), bool)
+    last = np.array([[2, -1], [-1, 3], [4, -1]])
+    rewards = np.array([[0.5, -0.5], [0.5, -0.5], [0.0, 0.0]], np.float32)
+    ended = np.array([True, True, False])
+    collector.episode_reward[:] = 0
+    collector._credit(rewards, ended, [{"hand_result": {"outcome": "knock"}}] * 2 + [{}], last, reward_buf,
+                      done_buf, RolloutStats())
+    assert reward_buf[2, 0] == 0.5 and done_buf[2, 0]          # game 0: learner seat 0 won on any move
+    assert reward_buf[3, 1] == -0.5 and done_buf[3, 1]         # game 1: learner seat 1 lost
+    assert reward_buf.sum() == 0.0 and not done_buf[4, 2]       # game 2 goes on
+    assert last[0, 0] == -1 and last[1, 1] == -1 and last[2, 0] == 4
+
+
+def test_collected_actions_are_legal_and_learner_seats_only():
+    collector = _collector("{greedy: 1}")
+    batch, stats = collector.collect(40, torch.Generator().manual_seed(0))
+    rows = np.arange(len(batch))
+    assert len(batch) > 0 and batch.masks[rows, batch.actions].all()
+    assert stats.decisions < 40 * 3  # the opponent's turns are not the learner's
+    assert np.isfinite(batch.advantages).all() and np.isfinite(batch.returns).all()
+
+
+def test_ppo_update_moves_probability_towards_advantaged_actions():
+    torch.manual_seed(0)
+    net = PolicyNet(Architecture(hidden=16, card_dim=4))
+    collector = _collector("{random: 1}")
+    batch, _ = collector.collect(20, torch.Generator().manual_seed(1))
+    batch.advantages = np.where(np.arange(len(batch)) % 2 == 0, 1.0, -1.0).astype(np.float32)
+    with torch.no_grad():
+        logits, _ = net.head(torch.from_numpy(batch.features))
+        dist = MaskedCategorical(logits, torch.from_numpy(batch.masks))
+        batch.logprobs = dist.log_prob(torch.from_numpy(batch.actions)).numpy()
+    before = batch.logprobs.copy()
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-2)
+    cfg = _tiny("ppo.epochs=4").ppo
+    metrics = ppo_update(net, optimizer, batch, cfg, torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        logits, _ = net.head(torch.from_numpy(batch.features))
+        after = MaskedCategorical(logits, torch.from_numpy(batch.masks)).log_prob(torch.from_numpy(batch.actions))
+    change = after.numpy() - before
+    assert change[::2].mean() > 0 > change[1::2].mean()
+    assert {"policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance"} <= set(metrics)
+
+
+def _parameters(run_dir: Path) -> dict:
+    return read_checkpoint(run_dir / "final.pt")["model"]
+
+
+def test_a_killed_and_resumed_run_ends_bit_identical(tmp_path):
+    """Run A goes straight through.  Run B stops after update 7 and loses its newest
+    checkpoint (as if killed between checkpoints 6 and 9), then resumes from update 6."""
+    cfg = _tiny()
+    straight = train(cfg, out=tmp_path / "a", progress_bar=False)
+    interrupted = train(cfg, out=tmp_path / "b", progress_bar=False, stop_after=7)
+    checkpoints = sorted((interrupted / "checkpoints").glob("update_*.pt"))
+    assert checkpoints[-1].name == "update_000007.pt"
+    checkpoints[-1].unlink()
+    resumed = train(None, resume=interrupted, progress_bar=False)
+    a, b = _parameters(straight), _parameters(resumed)
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    summary_a = json.loads((straight / "summary.json").read_text())
+    summary_b = json.loads((resumed / "summary.json").read_text())
+    assert summary_a == summary_b
+    assert len(list((straight / "checkpoints").glob("*.pt"))) <= cfg.keep_checkpoints
+    assert list((straight / "tb").glob("events.out.tfevents.*"))
+    for name in ("config.yaml", "best.pt", "final.pt", "eval.jsonl", "summary.json"):
+        assert (straight / name).is_file()
+
+
+def test_resume_errors_name_the_file(tmp_path):
+    run = train(_tiny("ppo.total_steps=200", "eval.every=0"), out=tmp_path, progress_bar=False)
+    newest = sorted((run / "checkpoints").glob("update_*.pt"))[-1]
+    newest.write_bytes(newest.read_bytes()[:100])
+    with pytest.raises(CheckpointError, match=newest.name):
+        train(None, resume=run, progress_bar=False)
+    for path in (run / "checkpoints").glob("*.pt"):
+        path.unlink()
+    with pytest.raises(CheckpointError, match="no checkpoint to resume from"):
+        train(None, resume=run, progress_bar=False)
+
+
+def test_init_starts_from_a_checkpoints_weights(tmp_path):
+    first = train(_tiny("ppo.total_steps=200", "eval.every=0"), out=tmp_path, progress_bar=False)
+    cfg = _tiny("name=second", f"init={first / 'final.pt'}", "clone.agent=simple")
+    trainer = Trainer(cfg, tmp_path)
+    warm_start(trainer)
+    stored = read_checkpoint(first / "final.pt")["model"]
+    assert all(torch.equal(stored[k], v) for k, v in trainer.net.state_dict().items())
+    assert not (tmp_path / "clone.json").exists()  # init wins over cloning
+    with pytest.raises(ConfigError, match="init"):
+        load_config(None, [*TINY, "policy.hidden=32", f"init={first / 'final.pt'}"])
+    with pytest.raises(ConfigError, match="init.*does not exist"):
+        load_config(None, [*TINY, f"init={tmp_path / 'nope.pt'}"])
+
+
+def test_cli_train_writes_a_run_and_refuses_bad_keys(tmp_path, capsys):
+    args = ["train", "--out", str(tmp_path), "--name", "cli", "--no-progress"]
+    for item in TINY + ["ppo.total_steps=200", "eval.every=0"]:
+        args += ["--set", item]
+    assert main(args) == 0
+    assert "vs random: win rate" in capsys.readouterr().out
+    assert (tmp_path / "cli" / "config.yaml").is_file()
+    assert main(args) == 2 and "already holds a run" in capsys.readouterr().err
+    assert main(["train", "--set", "ppo.nope=1"]) == 2 and "ppo.nope" in capsys.readouterr().err
+    assert main(["train", "--resume", str(tmp_path / "cli"), "--set", "ppo.lr=0.1"]) == 2
+    assert main(["train", "--list-keys"]) == 0 and "ppo.clip" in capsys.readouterr().out
+    assert main(["curves", str(tmp_path / "cli")]) == 0
+    rows = (tmp_path / "cli" / "curves.csv").read_text().splitlines()
+    assert rows[0].startswith("update,") and "losses/entropy" in rows[0] and len(rows) >= 2
+    header, last = rows[0].split(","), rows[-1].split(",")
+    shares = [float(last[i]) for i, tag in enumerate(header) if tag.startswith("charts/share_")]
+    assert len(shares) == 4 and sum(shares) == pytest.approx(1.0)  # self, snapshot, random, simple
+    assert (tmp_path / "cli" / "curves.png").stat().st_size > 1000
+    assert main(["curves", str(tmp_path / "nothing")]) == 2
+
+
+def test_smoke_config_learns_to_beat_random(tmp_path):
+    """The learning check of configs/smoke.yaml: after its short run the greedy policy wins
+    at least 80% of single hands against `random` (a dead hand is not a win)."""
+    run = train(load_config(ROOT / "configs" / "smoke.yaml"), out=tmp_path, progress_bar=False)
+    result = evaluate(f"ppo:path={run / 'final.pt'}", "random", games=200, episode="hand", seed=123, workers=1)
+    assert result.wins_a / result.games >= 0.80, result.results_dict()

@@ -1,0 +1,347 @@
+"""``ginrummy serve``: the JSON API without a browser (fast), then the page in a real headless
+Chromium driven by selenium: a scripted hand played by clicks, and a replay stepped through.
+The browser tests skip only where chromium or chromedriver is not installed (CI installs them:
+``apt-get install chromium chromium-driver``)."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+import ginenv
+from train.cli import _build_parser, main
+from train.play.replay import read_records, replay_record, write_records
+from train.play.serve import MAX_BODY, Site, make_server
+
+ROOT = Path(__file__).resolve().parents[2]
+CARD_TOKEN = re.compile(r"\b[A2-9TJQK][CDHS]\b")
+SEED = 7
+"""With ``simple`` as the opponent, one hand: the scripted person passes, draws and discards
+three times and then knocks (seven moves)."""
+SERVER = {"opponent": "simple", "episode": "hand", "seed": SEED}
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--window-size=1100,900")
+
+
+def decide(table: dict[str, Any]) -> str:
+    """The scripted person's command for a seat view: pass, else draw, else knock leaving the
+    least deadwood, else discard the highest deadwood card."""
+    choices = table["choices"]
+    if choices["pass"] or choices["draw"]:
+        return "pass" if choices["pass"] else "draw"
+    if choices["knock"]:
+        return "k " + min(choices["knock"], key=lambda card: (choices["knock"][card], card))
+    return "d " + [card for card in table["hand"]["deadwood"] if card in choices["discard"]][-1]
+
+
+def scripted_hand(site: Site) -> tuple[list[str], dict[str, Any]]:
+    """Play a new game of ``site`` with :func:`decide`: the commands and the last view."""
+    view, commands = site.new_game({}), []
+    while view["table"] is not None:
+        commands.append(decide(view["table"]))
+        view = site.post(f"/api/games/{view['id']}/move", {"command": commands[-1]})
+    return commands, view
+
+
+def call(url: str, path: str, body: Any = None, data: Optional[bytes] = None) -> tuple[int, Any]:
+    """``GET`` (no body) or ``POST`` the JSON ``body`` (or the raw ``data``): status and JSON answer."""
+    if body is not None:
+        data = json.dumps(body).encode()
+    request = urllib.request.Request(url.rstrip("/") + path, data=data, method="GET" if data is None else "POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+@pytest.fixture(scope="module")
+def replay_file(tmp_path_factory) -> Path:
+    """One game record: the scripted hand against ``simple`` (the person's seat is "human")."""
+    site = Site(**SERVER)
+    scripted_hand(site)
+    path = tmp_path_factory.mktemp("replay") / "hand.jsonl"
+    write_records(path, [site.games["1"][0].record()])
+    return path
+
+
+@pytest.fixture
+def server(replay_file):
+    """A running server on a free port with :data:`SERVER`'s options and the replay file."""
+    running = make_server(port=0, replay=str(replay_file), **SERVER)
+    thread = threading.Thread(target=running.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield running
+    running.shutdown()
+    running.server_close()
+
+
+# ----- the API, no browser ---------------------------------------------------------------
+
+def test_the_view_shows_no_hidden_card_and_the_hand_ends_with_the_score():
+    site = Site(**SERVER)
+    view = site.new_game({})
+    moves = 0
+    while view["table"] is not None:
+        table = site.games[view["id"]][0]
+        hidden = set(table.env.hand.hand_cards(1 - table.me)) - set(ginenv.decode(table.observation()).opp_picked)
+        shown = {ginenv.parse_card(token) for token in CARD_TOKEN.findall(json.dumps(view))}
+        assert not shown & hidden
+        assert view["table"]["your_turn"] and sum(map(len, view["table"]["hand"]["melds"])) + len(
+            view["table"]["hand"]["deadwood"]) in (10, 11)
+        view = site.post(f"/api/games/{view['id']}/move", {"command": decide(view["table"])})
+        moves += 1
+    end = view["hand_end"]
+    assert moves == 7 and view["over"] and view["game_end"] is None
+    assert sorted(hand["name"] for hand in end["hands"]) == ["simple", "you"]
+    assert end["score"].startswith("score: knock by you") and end["result"]["knocker"] == "you"
+    with pytest.raises(ValueError, match="no hand is waiting"):
+        site.post(f"/api/games/{view['id']}/next", {})
+
+
+def test_the_same_seed_plays_the_same_hand():
+    assert scripted_hand(Site(**SERVER)) == scripted_hand(Site(**SERVER))
+
+
+def test_a_game_waits_between_hands_and_keeps_the_running_score():
+    site = Site(opponent="simple", episode="game", ruleset="eaai", seed=3)
+    view, hands = site.new_game({}), 0
+    while not view["over"]:
+        if view["hand_end"] is not None:
+            hands += 1
+            assert view["table"] is None and view["hand_number"] == hands and view["game_end"] is None
+            view = site.post(f"/api/games/{view['id']}/next", {})
+            continue
+        view = site.post(f"/api/games/{view['id']}/move", {"command": decide(view["table"])})
+    record = site.games[view["id"]][0].record()
+    replayed, me = replay_record(record), record["players"].index("human")
+    assert view["scores"] == [replayed.scores[me], replayed.scores[1 - me]] and max(view["scores"]) >= view["target"]
+    assert view["game_end"].startswith("game over") and len(record["hands"]) == hands + 1
+    site.replays = [record]
+    told = site.replay(1, len(record["hands"]))
+    final = f"final score {replayed.game.final_scores[0]} - {replayed.game.final_scores[1]}"  # type: ignore[union-attr]
+    assert told["scores"] == replayed.scores and final in told["game_end"] and final in view["game_end"]
+    assert site.replay(1, 1)["game_end"] is None
+
+
+def test_replay_steps_show_both_hands_and_end_with_the_recorded_score(replay_file):
+    [record] = read_records(replay_file)
+    site = Site(replay=str(replay_file), **SERVER)
+    players = [f"player_{seat} ({spec})" for seat, spec in enumerate(record["players"])]
+    assert site.setup()["replay"]["games"] == [{"players": players, "episode": "hand", "ruleset": "pagat", "hands": 1}]
+    told = site.get("/api/replay/1/1")
+    steps, events = told["steps"], record["hands"][0]["log"]["events"]
+    assert len(steps) == len(events) + 1 and "deals; the upcard is" in steps[0]["text"]
+    for step in steps:
+        sizes = [sum(map(len, hand["melds"])) + len(hand["deadwood"]) for hand in step["hands"]]
+        assert sorted(sizes) in ([10, 10], [10, 11]) and step["stock"] <= 31
+    assert steps[-1]["hand_end"]["result"] == replay_record(record).hands[0].result.to_dict(told["names"])
+    assert all(step["hand_end"] is None for step in steps[:-1])
+
+
+@pytest.mark.parametrize("path, body, status, words", [
+    ("/api/games", {"episode": "match"}, 400, "episode must be one of"),
+    ("/api/games", {"seed": -1}, 400, "non-negative integer"),
+    ("/api/games", {"seed": "7"}, 400, "non-negative integer"),
+    ("/api/games", {"opponent": "nobody"}, 400, "unknown agent 'nobody'"),
+    ("/api/games", {"ruleset": "xx"}, 400, "unknown ruleset"),
+    ("/api/games", {"opponent": 3}, 400, "'opponent' must be a string"),
+    ("/api/games/1/move", {"command": "dance"}, 400, "unknown command"),
+    ("/api/games/1/move", {"command": "draw"}, 400, "not now: the upcard"),
+    ("/api/games/1/move", {"command": "help"}, 400, "not a move"),
+    ("/api/games/1/move", {}, 400, "'command' must be a string"),
+    ("/api/games/1/next", {}, 400, "no hand is waiting"),
+    ("/api/games/99/move", {"command": "pass"}, 404, "no game '99'"),
+    ("/api/games/1/fold", {}, 404, "no such page"),
+    ("/api/replay/0/1", None, 400, "game must be a number from 1"),
+    ("/api/replay/2/1", None, 404, "holds 1 game"),
+    ("/api/replay/1/x", None, 400, "hand must be a number"),
+    ("/api/replay/1/2", None, 404, "has 1 hand"),
+    ("/api/nothing", None, 404, "no such page"),
+])
+def test_bad_requests_get_a_status_and_a_message(server, path, body, status, words):
+    assert call(server.url, "/api/games", {})[0] == 200          # game 1: the upcard is offered to the person
+    code, answer = call(server.url, path, body)
+    assert code == status and words in answer["error"], answer
+
+
+@pytest.mark.parametrize("data, words", [(b"{", "not JSON"), (b"[1]", "a JSON object"), (b"\xff", "not JSON")])
+def test_a_body_that_is_not_a_json_object_is_refused(server, data, words):
+    code, answer = call(server.url, "/api/games", data=data)
+    assert code == 400 and words in answer["error"]
+
+
+def test_a_too_long_body_and_a_bug_get_messages_not_tracebacks(server, monkeypatch):
+    request = urllib.request.Request(server.url + "api/games", data=b"{}", method="POST",
+                                     headers={"Content-Length": str(MAX_BODY + 1)})
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=30)
+    assert err.value.code == 400 and b"Content-Length" in err.value.read()
+
+    def broken(path):
+        raise RuntimeError("a bug")
+    monkeypatch.setattr(server.site, "get", broken)
+    code, answer = call(server.url, "/api/setup")
+    assert code == 500 and answer == {"error": "internal error (RuntimeError: a bug)"}
+
+
+def test_the_page_and_its_files_are_served(server):
+    for path, kind in (("", "text/html"), ("app.js", "text/javascript"), ("style.css", "text/css")):
+        with urllib.request.urlopen(server.url + path, timeout=30) as answer:
+            assert answer.headers["Content-Type"].startswith(kind) and answer.read()
+
+
+def test_serve_runs_from_the_command_line_and_stops_on_ctrl_c():
+    process = subprocess.Popen([sys.executable, "-m", "train.cli", "serve", "--port", "0", "--seed", "1"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()  # type: ignore[union-attr]
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, line + process.stderr.read()  # type: ignore[union-attr]
+        status, setup = call(url.group(0), "/api/setup")
+        assert status == 200 and setup["defaults"]["opponent"] == "greedy" and setup["replay"] is None
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+        assert process.returncode == 0 and "stopped" in out and "Traceback" not in err
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+def test_serve_refuses_bad_options_with_a_message(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"format": "ginrummy-game/1", "players": ["a", "b"]}\n')
+    assert main(["serve", "--replay", str(bad)]) == 2
+    assert "game 1: cannot be replayed" in capsys.readouterr().err
+    assert main(["serve", "--opponent", "nobody"]) == 2
+    assert "unknown agent" in capsys.readouterr().err
+
+
+def test_serve_options_are_documented():
+    sub = next(a for a in _build_parser()._actions if a.dest == "command").choices["serve"]
+    text = sub.format_help()
+    for option in ("--port", "--host", "--opponent", "--ruleset", "--episode", "--seed", "--replay"):
+        assert re.search(rf"^\s+{option}\b.*\S", text, re.M), option
+
+
+# ----- the page in a real browser -------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """Headless Chromium through chromedriver (skips where either is not installed)."""
+    chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and chromedriver):
+        pytest.skip("chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROMIUM_FLAGS + (f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    yield driver
+    driver.quit()
+
+
+class Page:
+    """The page in the browser: clicks that wait for the server's answer to be shown."""
+
+    def __init__(self, driver, url: str) -> None:
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        self.driver, self.by, self.wait = driver, By, WebDriverWait(driver, 60)
+        self.answers = 0
+        driver.get(url)
+        self.settle(3)  # the setup, the replay file's first hand and the new game
+
+    def find(self, css: str):
+        return self.driver.find_element(self.by.CSS_SELECTOR, css)
+
+    def all(self, css: str) -> list:
+        return self.driver.find_elements(self.by.CSS_SELECTOR, css)
+
+    def settle(self, answers: int = 1) -> None:
+        """Wait until ``answers`` more answers of the server are on the page."""
+        self.answers += answers
+        self.wait.until(lambda d: int(d.find_element(self.by.TAG_NAME, "body").get_attribute("data-answers") or 0)
+                        >= self.answers)
+
+    def click(self, css: str, answers: int = 1) -> None:
+        self.find(css).click()
+        self.settle(answers)
+
+
+def click_scripted_move(page: Page) -> str:
+    """Make :func:`decide`'s move by clicks, reading the page only; returns it as a command."""
+    if page.find("#pass").is_enabled() or page.find("#draw").is_enabled():
+        command = "pass" if page.find("#pass").is_enabled() else "draw"
+        page.click("#" + command)
+        return command
+    if page.find("#knock").is_enabled():
+        page.find("#knock").click()     # knock mode: the cards that may go face down show the deadwood left
+        left = {node.get_attribute("data-card"): int(node.find_element(page.by.CLASS_NAME, "left").text)
+                for node in page.all("#hand button.card") if node.is_enabled()}
+        card = min(left, key=lambda c: (left[c], c))
+        page.click(f"#hand button.card[data-card='{card}']")
+        return "k " + card
+    card = page.all("#hand .dead button.card:enabled")[-1].get_attribute("data-card")
+    page.click(f"#hand button.card[data-card='{card}']")
+    return "d " + card
+
+
+def test_a_scripted_hand_played_by_clicks_shows_the_result(browser, server):
+    expected, last = scripted_hand(Site(**SERVER))
+    page = Page(browser, server.url)
+    assert page.find("#status").text.startswith("hand 1 (pagat, knock limit 10)")
+    commands, news = [], []
+    while page.find("#board").is_displayed() and len(commands) < 40:
+        news.append(page.find("#news").text)
+        commands.append(click_scripted_move(page))
+        assert page.find("#error").text == ""
+    assert commands == expected
+    summary = page.find("#hand-end")
+    assert summary.is_displayed() and not page.find("#next").is_displayed()
+    assert last["hand_end"]["score"] in summary.text and "simple" in summary.text
+    assert len(summary.find_elements(page.by.CSS_SELECTOR, ".seat")) == 2
+    assert len(summary.find_elements(page.by.CSS_SELECTOR, ".card")) == 20
+    assert "simple draws from the stock" in "\n".join(news) and "you drew" in "\n".join(news)
+
+    page.find("#opponent").clear()
+    page.find("#opponent").send_keys("nobody")
+    page.click("#new")
+    assert "unknown agent 'nobody'" in page.find("#error").text
+
+
+def test_a_replay_stepped_through_by_clicks(browser, server, replay_file):
+    [record] = read_records(replay_file)
+    steps = len(record["hands"][0]["log"]["events"]) + 1
+    page = Page(browser, server.url)
+    page.find("#tab-replay").click()
+    assert page.find("#replay").is_displayed() and not page.find("#play").is_displayed()
+    assert page.find("#step").text == f"step 1 / {steps}" and "deals; the upcard is" in page.find("#move").text
+    moves = [page.find("#move").text]
+    for _ in range(steps - 1):
+        page.find("#forward").click()
+        moves.append(page.find("#move").text)
+        seats = page.all("#replay-table .seat")
+        assert [len(seat.find_elements(page.by.CSS_SELECTOR, ".card")) for seat in seats] in ([10, 10], [10, 11],
+                                                                                             [11, 10])
+    assert page.find("#step").text == f"step {steps} / {steps}" and not page.find("#forward").is_enabled()
+    assert "score: knock by player_" in page.find("#replay-end").text
+    assert len(set(moves)) > steps // 2 and "(human) knocks" in moves[-1]
+    page.find("#back").click()
+    assert page.find("#step").text == f"step {steps - 1} / {steps}" and page.find("#move").text == moves[-2]
+    assert page.find("#replay-end").text == ""

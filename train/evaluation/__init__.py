@@ -1,0 +1,1 @@
+"""Evaluation: mirrored-pair matches with intervals, tournaments and ratings."""

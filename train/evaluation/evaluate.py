@@ -1,0 +1,447 @@
+"""Head-to-head evaluation of two agents in mirrored pairs.
+
+Pair ``i`` plays the same deal stream twice — the env is reset with the same seed,
+derived from ``(seed, i)`` — with the seats swapped: agent A sits in seat 0 in the first
+game and in seat 1 in the second.  Luck of the deal thus cancels within a pair.
+
+* Agents are built from their spec strings (``"name:key=value"``, see
+  :func:`agents.make_agent`) inside the process that plays, one fresh agent per game,
+  seeded from ``(seed, pair, side)`` (side = A or B); they only ever see the observation dicts of
+  ``env.last()``, and ``reset()`` is called at the start of every hand.  Worker processes
+  build agents by name, so an agent must be registered when :mod:`agents` is imported
+  (``workers=1`` plays in this process and also sees agents registered at run time).
+* Work is split by pair index across ``workers`` processes (``spawn``), or with
+  ``backend="ray"`` across Ray tasks on a cluster (:func:`train.cluster.ray_map`); every
+  pair depends only on ``(seed, pair)``, so the results are identical for any worker count
+  and either backend (only the timing fields differ).
+* Statistics (:mod:`train.evaluation.stats`): the win rate of A (a draw — a dead hand in
+  ``episode="hand"`` — counts 1/2) with a pair-cluster interval (Student t on the pair
+  means, Wilson when degenerate); an exact two-sided sign test over the pairs one side won
+  in both seats; per-hand figures from the ``hand_result`` infos.
+
+>>> result = evaluate("random", "random", games=4, episode="hand", seed=1, workers=1)
+>>> result.games, result.wins_a + result.wins_b + result.draws
+(4, 4)
+"""
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Iterable, Mapping, NamedTuple, Optional, Sequence, Union
+
+from tqdm import tqdm
+
+import ginenv
+from agents import Agent, make_agent
+from ginenv.envs.aec import AGENTS, EPISODES
+from ginenv.game.checks import MAX_SEED, checked_float, checked_int
+from ginenv.seeding import derive_seed
+from train.cluster import cluster_cpus, import_ray, ray_map
+from train.evaluation.stats import pair_cluster_interval, sign_test
+from train.play.replay import game_record, write_records
+
+AgentSpec = Union[str, Mapping[str, Any]]
+OUTCOMES = ("knock", "gin", "big_gin", "undercut", "dead")
+TIMING_FIELDS = ("elapsed_s", "decisions_per_s", "decisions_per_worker_s", "act_ms_a", "act_ms_b", "workers")
+BACKENDS = ("local", "ray")
+"""Where the pairs are played: local processes, or Ray tasks (``pip install -e '.[ray]'``)."""
+MAX_PAIRS = 5_000_000
+"""Most mirrored pairs per pairing (so ``games`` is at most ``2 * MAX_PAIRS``): bounds the task list."""
+MAX_WORKERS = 4096
+"""Most processes (or Ray task slots) asked for."""
+MAX_CONFIDENCE = 0.999999
+"""Highest interval level (``confidence`` is in ``(0, MAX_CONFIDENCE]``; 1 has no finite interval)."""
+
+
+def spec_label(spec: AgentSpec) -> str:
+    """The text form of an agent spec (a mapping becomes ``name:key=value,...``)."""
+    if isinstance(spec, str):
+        return spec
+    params = {k: v for k, v in spec.items() if k != "name"}
+    return str(spec.get("name")) + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    """Everything that decides the games of one pairing (picklable, sent to workers)."""
+
+    agent_a: AgentSpec
+    agent_b: AgentSpec
+    ruleset: str = "pagat"
+    episode: str = "game"
+    seed: int = 0
+    env_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    record: bool = False
+    """Keep every game as a replay record (:func:`train.play.replay.game_record`)."""
+
+    def env_seed(self, pair: int) -> int:
+        """The env seed of pair ``pair`` (both of its games)."""
+        return derive_seed(self.seed, pair, 0)
+
+    def agent_seed(self, pair: int, side: int) -> int:
+        """The seed of agent A (``side`` 0) or B (``side`` 1) in both games of pair ``pair``.
+
+        Seeded by side, not by seat: with seat seeds two copies of one stochastic agent would
+        replay the very same game in both seats, and every such pair would be a 1-1 tie.
+        """
+        return derive_seed(self.seed, pair, 1 + side)
+
+    def make_env(self) -> Any:
+        return ginenv.env(ruleset=self.ruleset, episode=self.episode, **dict(self.env_kwargs))
+
+
+@dataclass
+class PairRecord:
+    """What one mirrored pair produced, from A's side; ``counts`` are integers."""
+
+    pair: int
+    scores_a: tuple[float, float]  # A's result in game 0 (A in seat 0) and game 1 (A in seat 1)
+    counts: Counter
+    act_seconds: tuple[float, float]  # time spent in A's / B's act()
+    play_seconds: float = 0.0  # wall time of the pair in its worker
+    games: list[dict[str, Any]] = field(default_factory=list)  # replay records, when the plan records
+
+
+def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
+                 act_seconds: list[float], hands: Optional[list[tuple[dict, dict]]] = None) -> Optional[int]:
+    """Play one episode of ``env`` (reset with ``seed``) with ``players[seat]`` in each seat.
+
+    Calls every player's ``reset()`` at the start of each hand; hand statistics go into
+    ``counts`` (keys suffixed ``_0``/``_1`` are per seat) and the time spent in each seat's
+    ``act()`` into ``act_seconds``; ``hands``, when given, gets each finished hand's event
+    log and ``hand_result``.  Returns the winning seat, or None for a dead hand in
+    ``episode="hand"``.
+    """
+    env.reset(seed=seed)
+    new_hand, hand_decisions, winner = True, 0, None
+    while True:
+        agent = env.agent_selection
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            return winner
+        seat = AGENTS.index(agent)
+        if new_hand:
+            for player in players:
+                player.reset()
+            new_hand = False
+        hand = env.unwrapped.hand
+        start = time.perf_counter()
+        action = players[seat].act(observation)
+        act_seconds[seat] += time.perf_counter() - start
+        try:
+            env.step(action)
+        except ginenv.IllegalActionError as err:
+            raise RuntimeError(f"agent {players[seat].name!r} in seat {seat} chose an illegal action: {err}") from err
+        hand_decisions += 1
+        counts[f"decisions_{seat}"] += 1
+        info = env.infos[agent]
+        if "hand_result" not in info:
+            continue
+        _count_hand(info["hand_result"], hand_decisions, counts)
+        if hands is not None:
+            hands.append((hand.log(), info["hand_result"]))
+        new_hand, hand_decisions = True, 0
+        if "game_result" in info:
+            game = info["game_result"]
+            winner = AGENTS.index(game["winner"])
+            final = game["final_scores"]
+            counts["margin_0"] += final[0] - final[1]
+        elif env.unwrapped.episode == "hand":
+            hand_winner = info["hand_result"]["winner"]
+            winner = None if hand_winner is None else AGENTS.index(hand_winner)
+
+
+def _count_hand(hand: Mapping[str, Any], decisions: int, counts: Counter) -> None:
+    counts["hands"] += 1
+    counts["hand_decisions"] += decisions
+    outcome = hand["outcome"]
+    counts[f"outcome_{outcome}"] += 1
+    if hand.get("truncated"):
+        counts["truncated"] += 1
+    if hand["knocker"] is not None:
+        counts[f"knock_{AGENTS.index(hand['knocker'])}"] += 1
+    if hand["winner"] is not None:
+        seat = AGENTS.index(hand["winner"])
+        counts[f"points_{seat}"] += hand["points"]
+        if outcome in ("gin", "big_gin", "undercut"):
+            counts[f"{'undercut' if outcome == 'undercut' else 'gin'}_{seat}"] += 1
+
+
+def play_pair(plan: MatchPlan, pair: int, env: Any = None) -> PairRecord:
+    """Play mirrored pair ``pair`` of ``plan``: the same env seed twice, seats swapped."""
+    env = env if env is not None else plan.make_env()
+    totals: Counter = Counter()
+    scores: list[float] = []
+    act_ab = [0.0, 0.0]
+    games: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    for game in (0, 1):  # A's seat
+        sides = (0, 1) if game == 0 else (1, 0)  # side sitting in seat 0, seat 1
+        specs = (plan.agent_a, plan.agent_b)
+        players = [make_agent(specs[side], seed=plan.agent_seed(pair, side)) for side in sides]
+        counts: Counter = Counter()
+        act_seconds = [0.0, 0.0]
+        hands: Optional[list[tuple[dict, dict]]] = [] if plan.record else None
+        winner = play_episode(env, players, plan.env_seed(pair), counts, act_seconds, hands)
+        if hands is not None:
+            games.append(game_record([spec_label(specs[side]) for side in sides], env.unwrapped.ruleset,
+                                     plan.episode, [log for log, _ in hands], [result for _, result in hands]))
+        scores.append(0.5 if winner is None else float(winner == game))
+        for key, value in counts.items():  # per-seat keys (suffix _0/_1) become A/B keys (_a/_b)
+            stem, _, suffix = key.rpartition("_")
+            if key == "margin_0":  # seat 0's final score minus seat 1's
+                totals["margin_a"] += value if game == 0 else -value
+            elif stem and suffix in ("0", "1"):
+                totals[f"{stem}_{'a' if int(suffix) == game else 'b'}"] += value
+            else:
+                totals[key] += value
+        act_ab[0] += act_seconds[game]
+        act_ab[1] += act_seconds[1 - game]
+    return PairRecord(pair, (scores[0], scores[1]), totals, (act_ab[0], act_ab[1]), time.perf_counter() - started,
+                      games)
+
+
+def _play_chunk(task: tuple[int, MatchPlan, int, int]) -> tuple[int, list[PairRecord]]:
+    """Worker entry point: play pairs ``start .. stop - 1`` of one plan."""
+    plan_index, plan, start, stop = task
+    env = plan.make_env()
+    return plan_index, [play_pair(plan, pair, env) for pair in range(start, stop)]
+
+
+def run_plans(plans: Sequence[MatchPlan], pairs: int, workers: int = 1, progress: bool = False,
+              desc: str = "pairs", replays: Optional[str] = None, backend: str = "local") -> list[list[PairRecord]]:
+    """Play ``pairs`` mirrored pairs of every plan; records per plan, in pair order.
+
+    ``workers > 1`` spreads chunks of pair indices over a ``spawn`` process pool;
+    ``backend="ray"`` plays the chunks (sized for ``workers``) as Ray tasks instead.  The
+    records do not depend on ``workers``, the chunking or the backend.  ``replays``: write every
+    game to this JSON-lines file, plan after plan in pair order (:mod:`train.play.replay`).
+    ``pairs``: ``1..MAX_PAIRS``; ``workers``: ``1..MAX_WORKERS``.
+    """
+    pairs = checked_int("pairs", pairs, 1, MAX_PAIRS)
+    workers = checked_int("workers", workers, 1, MAX_WORKERS)
+    if replays is not None:
+        write_records(replays, [])  # an unwritable path fails now, not after the games
+        plans = [replace(plan, record=True) for plan in plans]
+    workers = max(1, min(workers, len(plans) * pairs))
+    chunk = max(1, min(25, math.ceil(len(plans) * pairs / (4 * workers))))
+    tasks = [(p, plan, start, min(start + chunk, pairs))
+             for p, plan in enumerate(plans) for start in range(0, pairs, chunk)]
+    records: list[list[PairRecord]] = [[] for _ in plans]
+    with tqdm(total=len(plans) * pairs, desc=desc, unit="pair", disable=not progress, smoothing=0.1) as bar:
+        def collect(done: Iterable[tuple[int, list[PairRecord]]]) -> None:
+            for plan_index, chunk_records in done:
+                records[plan_index].extend(chunk_records)
+                bar.update(len(chunk_records))
+        if backend == "ray":
+            collect(ray_map(_play_chunk, tasks))
+        elif workers == 1:
+            collect(map(_play_chunk, tasks))
+        else:
+            with multiprocessing.get_context("spawn").Pool(workers) as pool:
+                collect(pool.imap_unordered(_play_chunk, tasks))
+    for plan_records in records:
+        plan_records.sort(key=lambda r: r.pair)
+    if replays is not None:
+        write_records(replays, (game for plan_records in records for record in plan_records for game in record.games))
+    return records
+
+
+@dataclass
+class EvalResult:
+    """The summary of an evaluation of agent A against agent B (all rates are fractions)."""
+
+    agent_a: str
+    agent_b: str
+    ruleset: str
+    episode: str
+    seed: int
+    pairs: int
+    games: int
+    wins_a: int
+    wins_b: int
+    draws: int
+    win_rate_a: float  # draws count 1/2
+    ci_low: float
+    ci_high: float
+    ci_method: str  # "t" on pair means, or "wilson" when that is degenerate
+    confidence: float
+    decisive_pairs: int  # pairs that one side won in both seats
+    pairs_won_a: int
+    pairs_won_b: int
+    sign_test_p: float
+    pair_histogram: list[int]  # pairs with A's pair mean 0, 1/4, 1/2, 3/4, 1
+    hands: int
+    points_per_hand_a: float  # A's hand points minus B's, per hand
+    mean_margin_a: Optional[float]  # game mode: A's final score minus B's, per game
+    gin_rate: float  # gin or big gin, either side
+    gin_rate_a: float
+    gin_rate_b: float
+    undercut_rate: float
+    undercut_rate_a: float  # A undercut B
+    undercut_rate_b: float
+    dead_rate: float
+    truncated_rate: float
+    outcomes: dict[str, int]
+    mean_hand_length: float  # decisions per hand, both seats together
+    decisions: int
+    elapsed_s: float
+    decisions_per_s: float  # over the whole wall time, process start-up included
+    decisions_per_worker_s: float  # per worker while playing
+    act_ms_a: float
+    act_ms_b: float
+    workers: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def results_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` without the timing fields: equal for equal seeds on any worker count."""
+        return {k: v for k, v in asdict(self).items() if k not in TIMING_FIELDS}
+
+
+def summarize(plan: MatchPlan, records: Sequence[PairRecord], elapsed: float, workers: int,
+              confidence: float = 0.95) -> EvalResult:
+    """Aggregate the pair records of ``plan`` into an :class:`EvalResult` (``confidence``: the
+    interval's level, in ``(0, MAX_CONFIDENCE]``)."""
+    confidence = checked_float("confidence", confidence, 0.0, MAX_CONFIDENCE)
+    counts: Counter = Counter()
+    for record in records:
+        counts.update(record.counts)
+    game_scores = [s for record in records for s in record.scores_a]
+    pair_means = [sum(record.scores_a) / 2 for record in records]
+    interval = pair_cluster_interval(pair_means, confidence)
+    won_a = sum(1 for m in pair_means if m == 1.0)
+    won_b = sum(1 for m in pair_means if m == 0.0)
+    hands = counts["hands"]
+    decisions = counts["decisions_a"] + counts["decisions_b"]
+
+    def rate(key: str) -> float:
+        return counts[key] / hands if hands else 0.0
+    return EvalResult(
+        agent_a=spec_label(plan.agent_a), agent_b=spec_label(plan.agent_b), ruleset=plan.ruleset,
+        episode=plan.episode, seed=plan.seed, pairs=len(records), games=len(game_scores),
+        wins_a=game_scores.count(1.0), wins_b=game_scores.count(0.0), draws=game_scores.count(0.5),
+        win_rate_a=interval.estimate, ci_low=interval.low, ci_high=interval.high, ci_method=interval.method,
+        confidence=confidence, decisive_pairs=won_a + won_b, pairs_won_a=won_a, pairs_won_b=won_b,
+        sign_test_p=sign_test(won_a, won_a + won_b),
+        pair_histogram=[sum(1 for m in pair_means if m == q / 4) for q in range(5)],
+        hands=hands, points_per_hand_a=(counts["points_a"] - counts["points_b"]) / hands if hands else 0.0,
+        mean_margin_a=counts["margin_a"] / len(game_scores) if plan.episode == "game" and game_scores else None,
+        gin_rate=(counts["gin_a"] + counts["gin_b"]) / hands if hands else 0.0,
+        gin_rate_a=rate("gin_a"), gin_rate_b=rate("gin_b"),
+        undercut_rate=rate("outcome_undercut"), undercut_rate_a=rate("undercut_a"), undercut_rate_b=rate("undercut_b"),
+        dead_rate=rate("outcome_dead"), truncated_rate=rate("truncated"),
+        outcomes={o: counts[f"outcome_{o}"] for o in OUTCOMES},
+        mean_hand_length=counts["hand_decisions"] / hands if hands else 0.0, decisions=decisions,
+        elapsed_s=elapsed, decisions_per_s=decisions / elapsed if elapsed > 0 else float("inf"),
+        decisions_per_worker_s=decisions / max(1e-9, math.fsum(r.play_seconds for r in records)),
+        act_ms_a=1000 * sum(r.act_seconds[0] for r in records) / max(1, counts["decisions_a"]),
+        act_ms_b=1000 * sum(r.act_seconds[1] for r in records) / max(1, counts["decisions_b"]),
+        workers=workers,
+    )
+
+
+def default_workers() -> int:
+    """All the CPU cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def resolve_workers(workers: Optional[int], backend: str) -> int:
+    """``workers``, else all the CPU cores (at most :data:`MAX_WORKERS`): of this machine, or
+    of the Ray cluster."""
+    if workers:
+        return workers
+    if backend == "ray":
+        return min(MAX_WORKERS, cluster_cpus())
+    return min(MAX_WORKERS, default_workers())
+
+
+class CheckedSettings(NamedTuple):
+    """The numbers of :func:`check_settings`, checked, as plain Python numbers."""
+
+    pairs: int
+    seed: int
+    workers: Optional[int]
+    confidence: float
+
+
+def check_settings(agents: Sequence[AgentSpec], games: int, ruleset: str, episode: str, seed: int,
+                   workers: Optional[int], env_kwargs: Optional[Mapping[str, Any]] = None,
+                   backend: str = "local", confidence: float = 0.95) -> CheckedSettings:
+    """Validate evaluation settings (raising ``ValueError`` naming the bad one, with its
+    range); return the numbers (numpy scalars as Python ones) and the number of pairs."""
+    pairs = (checked_int("games", games, 1, 2 * MAX_PAIRS) + 1) // 2
+    numbers = CheckedSettings(pairs, checked_int("seed", seed, 0, MAX_SEED),
+                              None if workers is None else checked_int("workers", workers, 1, MAX_WORKERS),
+                              checked_float("confidence", confidence, 0.0, MAX_CONFIDENCE))
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "ray":
+        import_ray()  # not installed: a ValueError (and ImportError) saying how to install it
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    ginenv.env(ruleset=ruleset, episode=episode, **dict(env_kwargs or {}))  # unknown ruleset etc.
+    for spec in agents:
+        make_agent(spec, seed=0)  # unknown agent or bad parameters: make_agent's ValueError
+    return numbers
+
+
+def evaluate(agent_a: AgentSpec, agent_b: AgentSpec, games: int, ruleset: str = "pagat", episode: str = "game",
+             seed: int = 0, workers: Optional[int] = None, progress: bool = False,
+             env_kwargs: Optional[Mapping[str, Any]] = None, confidence: float = 0.95,
+             replays: Optional[str] = None, backend: str = "local") -> EvalResult:
+    """Play ``games`` games (``ceil(games / 2)`` mirrored pairs) of A against B and summarize.
+
+    Args:
+        agent_a, agent_b: agent specs for :func:`agents.make_agent` (``"name:key=value"``).
+        games: games to play (``1..2 * MAX_PAIRS``); an odd number is rounded up to whole pairs.
+        ruleset: rules preset name; ``env_kwargs`` adds env options / rule overrides.
+        episode: ``"game"`` (a game to the target) or ``"hand"`` (one hand; dead = draw).
+        seed: the evaluation seed (an int ``0..2**128 - 1``); equal seeds give equal results
+            for any ``workers``.
+        workers: processes to use (``1..MAX_WORKERS``; default: all cores; with Ray, the cluster's).
+        progress: show a tqdm progress bar over pairs.
+        confidence: the level of A's win-rate interval, in ``(0, MAX_CONFIDENCE]``.
+        replays: write every game to this JSON-lines file (see :func:`run_plans`).
+        backend: ``"local"`` processes or ``"ray"`` tasks (the same results).
+    """
+    pairs, seed, workers, confidence = check_settings([agent_a, agent_b], games, ruleset, episode, seed, workers,
+                                                      env_kwargs, backend, confidence)
+    workers = resolve_workers(workers, backend)
+    plan = MatchPlan(agent_a, agent_b, ruleset, episode, seed, dict(env_kwargs or {}))
+    start = time.perf_counter()
+    [records] = run_plans([plan], pairs, workers, progress, replays=replays, backend=backend)
+    return summarize(plan, records, time.perf_counter() - start, workers, confidence)
+
+
+def format_report(result: EvalResult) -> str:
+    """A few lines of text describing an :class:`EvalResult`."""
+    r = result
+    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
+    level = f"{100 * r.confidence:g}%"
+    lines = [
+        f"A = {r.agent_a}  vs  B = {r.agent_b}   ({r.ruleset}, episode={r.episode}, seed {r.seed}, "
+        f"{r.games} games in {r.pairs} mirrored pairs, {r.workers} worker{'s' if r.workers > 1 else ''})",
+        f"  games: A won {r.wins_a}, B won {r.wins_b}, drawn {r.draws}",
+        f"  win rate of A: {pct(r.win_rate_a)}   {level} CI [{pct(r.ci_low)}, {pct(r.ci_high)}] "
+        f"(pair-cluster, {'Student t on pair means' if r.ci_method == 't' else 'Wilson over pairs'})",
+        f"  sign test: of {r.decisive_pairs} pairs won in both seats, A took {r.pairs_won_a} and B "
+        f"{r.pairs_won_b}; two-sided p = {r.sign_test_p:.4g}",
+        f"  hands: {r.hands}; points per hand (A - B): {r.points_per_hand_a:+.2f}"
+        + (f"; final score margin per game (A - B): {r.mean_margin_a:+.1f}" if r.mean_margin_a is not None else ""),
+        f"  gin {pct(r.gin_rate)} (A {pct(r.gin_rate_a)}, B {pct(r.gin_rate_b)}), undercut {pct(r.undercut_rate)} "
+        f"(A {pct(r.undercut_rate_a)}, B {pct(r.undercut_rate_b)}), dead {pct(r.dead_rate)}"
+        + (f" (truncated {pct(r.truncated_rate)})" if r.truncated_rate else ""),
+        f"  mean hand length: {r.mean_hand_length:.1f} decisions; {r.decisions:,} decisions in {r.elapsed_s:.1f} s "
+        f"= {r.decisions_per_s:,.0f} decisions/s ({r.decisions_per_worker_s:,.0f} per worker while playing; "
+        f"act(): A {r.act_ms_a:.3f} ms, B {r.act_ms_b:.3f} ms per decision)",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Training: the run config, PPO, rollout collection, GAE, the league, behaviour cloning, checkpoints, curves."""

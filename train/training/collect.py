@@ -1,0 +1,220 @@
+"""Collect the learner's decisions from the batched env (:class:`ginenv.envs.batched.BatchedGinEnv`).
+
+Every env step takes one decision in every game: the learner's (its policy samples it and
+the step is recorded) or the league opponent's (a heuristic agent, a frozen snapshot, or in
+``self`` games the learner again in the other seat).  Buffers are ``[T, N]``: entry
+``(t, i)`` is game ``i``'s decision at step ``t`` when the learner took it (``valid``),
+made by seat ``seat[t, i]``.  Rewards come per seat from the env; each seat's reward is
+credited to **that seat's last recorded decision** (a hand often ends on the other seat's
+move), and the end of an episode marks it ``done``.  :func:`train.training.gae.gae` then chains
+each seat's decisions.
+
+>>> import torch
+>>> from agents.neural.policy import PolicyNet
+>>> from train.training.config import LeagueConfig, RunConfig
+>>> from train.training.league import League
+>>> cfg = RunConfig()
+>>> collector = Collector(cfg, PolicyNet(), League(LeagueConfig(opponents={"random": 1}), seed=0), num_envs=4)
+>>> batch, stats = collector.collect(16, torch.Generator().manual_seed(0))
+>>> batch.features.shape[1], bool(batch.masks[np.arange(len(batch.actions)), batch.actions].all())
+(820, True)
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+import numpy as np
+import torch
+
+from agents.base import act_batch
+from agents.neural.features import hand_deadwood
+from agents.neural.masked import MaskedCategorical
+from agents.neural.policy import FEATURES, PolicyNet
+from ginenv.envs.batched import BatchedGinEnv
+from train.training.config import RunConfig
+from train.training.gae import gae
+from train.training.league import SELF, SNAPSHOT, League
+
+
+@dataclass
+class Batch:
+    """The trainable decisions of one rollout, flat (``B`` rows)."""
+
+    features: np.ndarray
+    """What the policy's ``head`` reads (:meth:`agents.neural.policy.PolicyNet.features`)."""
+    masks: np.ndarray
+    actions: np.ndarray
+    logprobs: np.ndarray
+    values: np.ndarray
+    advantages: np.ndarray
+    returns: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def newest(self, count: int) -> "Batch":
+        """The last ``count`` rows (all when fewer)."""
+        return Batch(*(getattr(self, name)[-count:] for name in self.__dataclass_fields__))
+
+    @staticmethod
+    def concat(parts: Sequence["Batch"]) -> "Batch":
+        """The rows of ``parts``, one after the other."""
+        return Batch(*(np.concatenate([getattr(part, name) for part in parts]) for name in Batch.__dataclass_fields__))
+
+
+@dataclass
+class RolloutStats:
+    """What a rollout saw (for the logs)."""
+
+    decisions: int = 0
+    episodes: int = 0
+    learner_points: list = field(default_factory=list)
+    """Learner reward per finished episode against non-self opponents (env reward units)."""
+    outcomes: dict = field(default_factory=dict)
+    """Hand outcome -> count, over all hands that ended."""
+
+    @staticmethod
+    def merge(parts: Sequence["RolloutStats"]) -> "RolloutStats":
+        """What ``parts`` saw together.
+
+        >>> RolloutStats.merge([RolloutStats(3, 1, [1.0], {"gin": 1}), RolloutStats(2, 1, [-1.0], {"gin": 1})])
+        RolloutStats(decisions=5, episodes=2, learner_points=[1.0, -1.0], outcomes={'gin': 2})
+        """
+        outcomes: Counter = Counter()
+        for part in parts:
+            outcomes.update(part.outcomes)
+        return RolloutStats(sum(p.decisions for p in parts), sum(p.episodes for p in parts),
+                            [x for p in parts for x in p.learner_points], dict(outcomes))
+
+
+class Collector:
+    """Steps ``num_envs`` games against the league and keeps their state between rollouts."""
+
+    def __init__(self, cfg: RunConfig, net: PolicyNet, league: League, num_envs: Optional[int] = None) -> None:
+        self.cfg, self.net, self.league = cfg, net, league
+        e = cfg.env
+        self.num_envs = num_envs or e.num_envs
+        self.venv = BatchedGinEnv(self.num_envs, ruleset=e.ruleset, episode=e.episode, reward_mode=e.reward_mode,
+                                 reward_scale=e.reward_scale, copy=False, summaries=False)
+        self.obs, self.masks, self.to_act = self.venv.reset(seed=cfg.seed)
+        self.opponent, self.learner_seat, self.snapshot = league.draw(self.num_envs)
+        self.episode_reward = np.zeros((self.num_envs, 2))
+        self._self_index = league.names.index(SELF) if SELF in league.names else -1
+
+    # ----- state for exact resume ----------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """Plain data: the env's state and each game's opponent assignment."""
+        return {"env": self.venv.get_state(), "opponent": self.opponent.tolist(),
+                "learner_seat": self.learner_seat.tolist(), "snapshot": self.snapshot.tolist(),
+                "episode_reward": self.episode_reward.tolist()}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Restore :meth:`state` (same config)."""
+        self.obs, self.masks, self.to_act = self.venv.set_state(state["env"])
+        self.opponent = np.array(state["opponent"], dtype=np.int64)
+        self.learner_seat = np.array(state["learner_seat"], dtype=np.int64)
+        self.snapshot = np.array(state["snapshot"], dtype=np.int64)
+        self.episode_reward = np.array(state["episode_reward"], dtype=np.float64)
+
+    def close(self) -> None:
+        """Stop the env's worker processes, if any."""
+        self.venv.close()
+
+    # ----- one rollout ----------------------------------------------------------------------
+    def collect(self, steps: int, generator: torch.Generator) -> tuple[Batch, RolloutStats]:
+        """Play ``steps`` env steps; returns the trainable learner decisions and stats."""
+        n = self.num_envs
+        feature_buf = np.zeros((steps, n, FEATURES[self.net.architecture.kind]), dtype=np.float32)
+        mask_buf = np.zeros((steps, n, self.masks.shape[1]), dtype=bool)
+        action_buf = np.zeros((steps, n), dtype=np.int64)
+        logp_buf = np.zeros((steps, n), dtype=np.float32)
+        value_buf = np.zeros((steps, n), dtype=np.float32)
+        reward_buf = np.zeros((steps, n), dtype=np.float32)
+        done_buf = np.zeros((steps, n), dtype=bool)
+        seat_buf = np.zeros((steps, n), dtype=np.int64)
+        valid = np.zeros((steps, n), dtype=bool)
+        phi_buf = np.zeros((steps, n), dtype=np.float32)
+        last = np.full((n, 2), -1, dtype=np.int64)  # each seat's last recorded step in this rollout
+        stats = RolloutStats()
+        shaping = self.cfg.shaping.deadwood * self.cfg.env.reward_scale
+        for t in range(steps):
+            to_act = self.to_act.astype(np.int64)
+            learner = (self.opponent == self._self_index) | (to_act == self.learner_seat)
+            actions = np.zeros(n, dtype=np.int64)
+            mine = np.flatnonzero(learner)
+            if mine.size:
+                obs = self.obs[mine]
+                masks = self.masks[mine] > 0
+                with torch.no_grad():
+                    features = self.net.features(torch.from_numpy(obs))
+                    logits, values = self.net.head(features)
+                    dist = MaskedCategorical(logits, torch.from_numpy(masks))
+                    chosen = dist.sample(generator)
+                    logp = dist.log_prob(chosen)
+                actions[mine] = chosen.numpy()
+                feature_buf[t, mine], mask_buf[t, mine] = features.numpy(), masks
+                action_buf[t, mine], logp_buf[t, mine], value_buf[t, mine] = actions[mine], logp.numpy(), values.numpy()
+                seat_buf[t, mine], valid[t, mine] = to_act[mine], True
+                if shaping:
+                    phi_buf[t, mine] = -shaping * hand_deadwood(obs)
+                last[mine, to_act[mine]] = t
+            self._opponent_actions(np.flatnonzero(~learner), actions, generator)
+            self.obs, self.masks, self.to_act, rewards, terminated, truncated, infos = self.venv.step(actions)
+            self._credit(rewards, terminated | truncated, infos, last, reward_buf, done_buf, stats)
+        stats.decisions = int(valid.sum())
+        advantages, returns, trainable = gae(reward_buf, value_buf, done_buf, seat_buf, valid, self.cfg.ppo.gamma,
+                                             self.cfg.ppo.gae_lambda, phi_buf if shaping else None)
+        pick = trainable.reshape(-1)
+        flat = lambda a: a.reshape(steps * n, *a.shape[2:])[pick]  # noqa: E731  (step-major order kept)
+        batch = Batch(flat(feature_buf), flat(mask_buf), flat(action_buf), flat(logp_buf), flat(value_buf),
+                      flat(advantages), flat(returns))
+        return batch, stats
+
+    def _opponent_actions(self, games: np.ndarray, actions: np.ndarray, generator: torch.Generator) -> None:
+        """Fill ``actions[games]`` with the league opponents' choices (grouped per opponent)."""
+        for index, name in enumerate(self.league.names):
+            chosen = games[self.opponent[games] == index]
+            if not chosen.size:
+                continue
+            if name == SNAPSHOT:
+                for snap in np.unique(self.snapshot[chosen]):
+                    group = chosen[self.snapshot[chosen] == snap]
+                    net = self.league.snapshot_nets[int(snap)]
+                    with torch.no_grad():
+                        logits, _ = net(torch.from_numpy(self.obs[group]))
+                        actions[group] = MaskedCategorical(logits, torch.from_numpy(self.masks[group] > 0)).sample(
+                            generator).numpy()
+            else:
+                actions[chosen] = act_batch(self.league.agents[name], self.obs[chosen], self.masks[chosen])
+
+    def _credit(self, rewards: np.ndarray, ended: np.ndarray, infos: list, last: np.ndarray,
+                reward_buf: np.ndarray, done_buf: np.ndarray, stats: RolloutStats) -> None:
+        """Credit each seat's reward to its last decision; settle ended episodes."""
+        self.episode_reward += rewards
+        is_self = self.opponent == self._self_index
+        for seat in (0, 1):
+            learns = is_self | (self.learner_seat == seat)
+            has = learns & (last[:, seat] >= 0)
+            games = np.flatnonzero(has)
+            reward_buf[last[games, seat], games] += rewards[games, seat]
+            finished = np.flatnonzero(has & ended)
+            done_buf[last[finished, seat], finished] = True
+            last[np.flatnonzero(learns & ended), seat] = -1  # a new episode: no decision yet
+        for info in infos:
+            if "hand_result" in info:
+                outcome = info["hand_result"]["outcome"]
+                stats.outcomes[outcome] = stats.outcomes.get(outcome, 0) + 1
+        ended_games = np.flatnonzero(ended)
+        if not ended_games.size:
+            return
+        stats.episodes += int(ended_games.size)
+        for i in ended_games:
+            if not is_self[i]:
+                mine = self.episode_reward[i, self.learner_seat[i]]
+                stats.learner_points.append(float(mine))
+                self.league.record(int(self.opponent[i]), 1.0 if mine > 0 else 0.5 if mine == 0 else 0.0)
+        self.episode_reward[ended_games] = 0.0
+        self.opponent[ended_games], self.learner_seat[ended_games], self.snapshot[ended_games] = \
+            self.league.draw(int(ended_games.size))

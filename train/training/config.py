@@ -1,0 +1,579 @@
+"""The run config of the PPO trainer: dataclasses with a docstring per field, loaded from YAML.
+
+A YAML file in ``configs/`` has exactly the sections and keys of :class:`RunConfig`; keys it
+leaves out keep their defaults.  ``--set section.key=value`` overrides (the value is read as
+YAML: ``--set ppo.lr=1e-4``, ``--set league.opponents="{self: 1, simple: 1}"``).  An unknown
+key or a bad value raises :class:`ConfigError` naming the key, before any work starts.
+
+>>> cfg = load_config(None, ["ppo.lr=1e-4", "env.ruleset=eaai"])
+>>> cfg.ppo.lr, cfg.env.ruleset, cfg.ppo.batch_size
+(0.0001, 'eaai', 8192)
+>>> load_config(None, ["ppo.lr=-1"])
+Traceback (most recent call last):
+...
+train.training.config.ConfigError: ppo.lr: must be a number in (0, 1], got -1
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, NamedTuple, Optional, Sequence, Union
+
+import yaml
+
+from agents.neural.policy import Architecture
+from ginenv.envs.episode import REWARD_MODES
+from ginenv.game.rules import PRESETS, resolve_ruleset
+from train.cluster import ray_missing
+
+
+class ConfigError(ValueError):
+    """A config key that does not exist or a value out of its range (the message names the key)."""
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """The games the learner plays (rollouts use :class:`ginenv.envs.batched.BatchedGinEnv`)."""
+
+    ruleset: str = "pagat"
+    """Ruleset preset: ``pagat``, ``classic25``, ``oklahoma`` or ``eaai``."""
+    episode: str = "hand"
+    """``"hand"`` (one hand per episode) or ``"game"`` (hands to the target)."""
+    reward_mode: str = "points"
+    """``"points"`` (signed hand points; game mode adds the bonuses at the end) or ``"win_loss"``."""
+    reward_scale: float = 0.02
+    """Multiplies ``points`` rewards (0.02: a 25-point hand is worth 0.5)."""
+    num_envs: int = 128
+    """Games stepped together; each rollout step takes one decision in each."""
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """The PPO update (CleanRL's names)."""
+
+    total_steps: int = 2_000_000
+    """Learner decisions to train on in the whole run."""
+    rollout_steps: int = 64
+    """Env steps per rollout; the batch holds the learner's decisions among ``rollout_steps * num_envs``."""
+    lr: float = 3e-4
+    """Adam learning rate (at the start, see ``anneal_lr``)."""
+    anneal_lr: bool = True
+    """Decay the learning rate linearly to 0 over ``total_steps``."""
+    gamma: float = 0.995
+    """Discount per decision of the same seat."""
+    gae_lambda: float = 0.95
+    """GAE's lambda."""
+    batch_size: int = 8192
+    """Cap on the decisions per update (a rollout's trainable decisions, at most this many, newest kept)."""
+    minibatches: int = 4
+    """Minibatches per epoch."""
+    epochs: int = 4
+    """Passes over each batch."""
+    clip: float = 0.2
+    """Clipping range of the probability ratio."""
+    clip_value: bool = False
+    """Clip the value update as PPO2 does."""
+    norm_adv: bool = True
+    """Normalise advantages per minibatch."""
+    ent_coef: float = 0.01
+    """Entropy bonus weight."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    max_grad_norm: float = 0.5
+    """Global gradient-norm clip."""
+    target_kl: Optional[float] = None
+    """Stop the epochs early once the approximate KL passes this (``null``: never)."""
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """Who the learner plays against (:mod:`train.training.league`)."""
+
+    opponents: dict = field(default_factory=lambda: {"self": 0.5, "snapshot": 0.2, "simple": 0.2, "random": 0.1})
+    """Sampling weights of opponents per episode: ``self`` (the current policy in both seats, both
+    learn), ``snapshot`` (a frozen past policy) or any agent spec of :func:`agents.make_agent`
+    (``random``, ``simple``, ``greedy``, ``greedy:knock_late=5``...)."""
+    snapshot_every: int = 10
+    """Updates between frozen snapshots of the learner added to the pool."""
+    max_snapshots: int = 10
+    """Snapshots kept (the oldest leaves first)."""
+    prioritise: float = 0.0
+    """0: sample by the weights.  p > 0: multiply each weight by ``(1 - win rate + 0.05) ** p``
+    (win rates over recent episodes), favouring opponents the learner beats least.  An opponent
+    it beats 97% of the time keeps only 0.08 of its weight against about 0.5 for an even one, so a
+    small weight on ``random`` all but vanishes: set ``prioritise: 0`` to keep the shares as given."""
+
+
+@dataclass(frozen=True)
+class ShapingConfig:
+    """Optional reward shaping (off by default)."""
+
+    deadwood: float = 0.0
+    """Potential-based deadwood shaping: ``phi = -deadwood * reward_scale * deadwood(hand)``
+    for the least deadwood of my (best 10 of) cards; rewards get ``gamma * phi' - phi``
+    between a seat's decisions and ``-phi`` at the end, which leaves the optimal policy
+    unchanged (Ng et al. 1999).  0 switches it off; 1 is one point of reward scale per point."""
+
+
+@dataclass(frozen=True)
+class CloneConfig:
+    """Optional behaviour-cloning warm start: imitate an agent before PPO."""
+
+    agent: Optional[str] = None
+    """Agent spec to imitate (e.g. ``simple``, ``greedy``); ``null`` skips cloning."""
+    decisions: int = 50_000
+    """Decisions of that agent (in self-play) to learn from."""
+    epochs: int = 3
+    """Passes over them."""
+    lr: float = 1e-3
+    """Adam learning rate of the cloning phase."""
+    chunk: int = 20_000
+    """Decisions recorded per chunk (rounded up to whole steps of ``env.num_envs`` games): the
+    unit of work of a recording process and of what is kept on disk."""
+    workers: int = 1
+    """Processes recording chunks side by side (the decisions do not depend on it)."""
+    cache: Optional[str] = None
+    """Folder keeping the recorded actions (a few bytes a decision; observations are replayed),
+    in a sub-folder per recording, so an interrupted recording resumes and runs with the same
+    agent, rules, seed and chunking share it; ``null``: the run folder's ``clone/``."""
+    knock_weight: float = 1.0
+    """Weight in the cloning loss of the positions where knocking is legal (about 4% of
+    decisions, and the costliest to get wrong)."""
+    anneal_lr: bool = False
+    """Decay the learning rate linearly to 0 over the cloning epochs."""
+    augment: bool = False
+    """Rename the suits of each training position at random (one of 24 orders; the rules treat
+    suits alike, so it is as good an example): more positions from the same recording.
+    Needs ``policy.kind: cards``."""
+    dagger: Optional[Union[str, list[Union[str, dict[str, Any]]]]] = None
+    """Agent spec (usually an earlier clone, ``ppo:path=...``) that plays the games of an extra
+    recording in which ``agent`` only labels each position with its own choice (DAgger): the
+    policy learns what to do in the positions its own mistakes lead to.  A list of specs: one
+    such recording per driver, each on deals of its own (DAgger rounds: add each new clone as
+    the next driver; the earlier recordings are kept).  ``"A vs B"``: ``A`` plays one seat
+    (seat 0 in even-numbered games, seat 1 in odd ones) against ``B`` in the other, and only
+    ``A``'s positions are labelled: the positions the clone meets against an opponent such as
+    ``simple``.  A round may also be a mapping, ``{driver: A, opponent: B, agent: L, episode:
+    game, decisions: N, chunk: C}`` (all but ``driver`` optional): its own labeller (default
+    ``agent``), episode (default ``env.episode``; ``game``: whole games to the target, so the
+    positions carry running scores; a chunk should then hold a few games per env), labelled
+    positions (default ``dagger_decisions``) and chunk (default ``chunk``).
+    ``null``: none."""
+    dagger_decisions: int = 0
+    """Labelled positions of each such extra recording (added to ``decisions``); an ``"A vs B"``
+    round plays twice as many decisions, half of them ``B``'s."""
+    held_out: int = 0
+    """Chunks of the agent's own recording (its last ones) kept out of training and scored
+    after each epoch: the held-out agreement of the cloning curve (``clone/held_out_accuracy``
+    in TensorBoard).  ``0``: none."""
+
+    @property
+    def rounds(self) -> list["DaggerRound"]:
+        """``dagger`` as a list of rounds (empty without DAgger).
+
+        >>> [r.driver for r in CloneConfig(dagger="random").rounds], CloneConfig().rounds
+        (['random'], [])
+        """
+        entries = [] if self.dagger is None else [self.dagger] if isinstance(self.dagger, str) else self.dagger
+        return [dagger_round(entry) for entry in entries]
+
+
+class DaggerRound(NamedTuple):
+    """One ``clone.dagger`` round; ``None``: the clone section's (or the env's) setting."""
+
+    driver: str
+    opponent: Optional[str] = None
+    agent: Optional[str] = None
+    episode: Optional[str] = None
+    decisions: Optional[int] = None
+    chunk: Optional[int] = None
+
+
+def dagger_round(entry: Union[str, dict[str, Any]]) -> DaggerRound:
+    """The round of a ``clone.dagger`` entry: ``"A"`` (``A`` in both seats), ``"A vs B"`` or
+    a mapping of :class:`DaggerRound`'s fields (``driver`` required).
+
+    >>> dagger_round("ppo vs simple")[:2], dagger_round("random")[:2]
+    (('ppo', 'simple'), ('random', None))
+    >>> dagger_round({"driver": "ppo", "agent": "montecarlo:value=game", "episode": "game"}).episode
+    'game'
+    """
+    if isinstance(entry, dict):
+        return DaggerRound(**entry)
+    driver, vs, opponent = entry.partition(" vs ")
+    return DaggerRound(driver.strip(), opponent.strip() if vs else None)
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Periodic evaluation through :func:`train.evaluation.evaluate.evaluate` (mirrored pairs)."""
+
+    every: int = 25
+    """Updates between evaluations (0: only at the end)."""
+    opponents: tuple = ("random", "simple", "greedy")
+    """Agent specs to evaluate against."""
+    games: int = 40
+    """Games per opponent (an even number: mirrored pairs)."""
+    episode: str = "hand"
+    """``"hand"`` or ``"game"``: what a game of the evaluation is."""
+    best_against: str = "simple"
+    """Opponent whose win rate picks the ``best.pt`` checkpoint."""
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    """Where rollouts are collected: in this process, or on Ray actors (:mod:`train.training.shards`)."""
+
+    backend: str = "local"
+    """``local``: one collector in the trainer's process.  ``ray``: ``workers`` Ray actors each
+    step their share of ``env.num_envs`` games with a copy of the policy and the league, and
+    return their decisions; the weights are broadcast after every update (needs
+    ``pip install -e '.[ray]'``).  The two backends draw different random numbers: a run is
+    reproducible for a given seed, backend and ``workers``."""
+    workers: int = 2
+    """Ray actors collecting rollouts (``ray`` only); each steps about ``env.num_envs / workers``
+    games.  A worker that dies is started again from its last state and its rollout is replayed."""
+    cpus_per_worker: float = 1.0
+    """CPUs Ray reserves for each worker (``ray`` only); Ray gives torch in a worker that many
+    threads (at least one)."""
+    address: Optional[str] = None
+    """Ray cluster to join (``ray`` only): ``auto``, ``HOST:6379`` or ``ray://HOST:10001``;
+    ``null``: the ``RAY_ADDRESS`` environment variable, else the cluster ``ray start`` started on
+    this machine, else a new Ray runtime in the trainer's process."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One training run.  Sections: ``env``, ``policy``, ``ppo``, ``league``, ``shaping``,
+    ``clone``, ``eval``, ``rollout``."""
+
+    name: str = "run"
+    """Run name: outputs go to ``OUT/NAME`` (``OUT`` defaults to ``runs``)."""
+    seed: int = 1
+    """Seeds everything (games, sampling, minibatches, opponents); the same seed replays the run."""
+    threads: int = 2
+    """Torch CPU threads.  2 is fastest on a 2-core machine that runs nothing else (measured with
+    ``benchmarks/bench_train.py``); use 1 when other work shares the cores, since oversubscribed
+    torch threads slow small batches down many times over."""
+    checkpoint_every: int = 10
+    """Updates between checkpoints."""
+    keep_checkpoints: int = 3
+    """Most recent checkpoints kept (``best.pt`` is kept apart)."""
+    init: Optional[str] = None
+    """Start from the weights of this checkpoint (any ``.pt`` of a run with the same ``policy``
+    section, e.g. another run's ``best.pt``) instead of fresh ones; cloning is then skipped."""
+    env: EnvConfig = field(default_factory=EnvConfig)
+    policy: Architecture = field(default_factory=Architecture)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+    shaping: ShapingConfig = field(default_factory=ShapingConfig)
+    clone: CloneConfig = field(default_factory=CloneConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
+
+
+# ----- validation -----------------------------------------------------------------------
+def _int(low: int, high: int) -> Any:
+    def check(value: Any) -> Optional[str]:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            return f"must be an int in {low}..{high}"
+        return None
+    return check
+
+
+def _number(low: float, high: float, *, open_low: bool = False) -> Any:
+    def check(value: Any) -> Optional[str]:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        if ok and (value > low if open_low else value >= low) and value <= high:
+            return None
+        return f"must be a number in {'(' if open_low else '['}{low:g}, {high:g}]"
+    check.numeric = True  # type: ignore[attr-defined]
+    return check
+
+
+def _as_number(value: Any) -> Any:
+    """YAML 1.1 reads ``1e-4`` as text: take such text as the number it spells."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _choice(*allowed: Any) -> Any:
+    def check(value: Any) -> Optional[str]:
+        return None if value in allowed else f"must be one of {list(allowed)}"
+    return check
+
+
+def _flag(value: Any) -> Optional[str]:
+    return None if isinstance(value, bool) else "must be true or false"
+
+
+def _name(value: Any) -> Optional[str]:
+    ok = isinstance(value, str) and value and all(ch.isalnum() or ch in "-_." for ch in value)
+    return None if ok else "must be a non-empty name of letters, digits, '-', '_' or '.'"
+
+
+def _optional(check: Any) -> Any:
+    def optional(value: Any) -> Optional[str]:
+        return None if value is None else check(value)
+    optional.numeric = getattr(check, "numeric", False)  # type: ignore[attr-defined]
+    return optional
+
+
+def _agent_spec(value: Any) -> Optional[str]:
+    from agents import make_agent
+
+    if not isinstance(value, str):
+        return "must be an agent spec string"
+    try:
+        make_agent(value, seed=0)
+    except ValueError as err:
+        return f"is not a usable agent: {err}"
+    return None
+
+
+def _opponents(value: Any) -> Optional[str]:
+    if not isinstance(value, dict) or not value:
+        return "must be a non-empty mapping of opponent -> weight"
+    for key, weight in value.items():
+        if key not in ("self", "snapshot") and (error := _agent_spec(key)):
+            return f"has an unknown opponent {key!r} ({error})"
+        if _number(0, 1e6)(weight):
+            return f"weight of {key!r} must be a number >= 0"
+    if sum(value.values()) <= 0:
+        return "needs a positive total weight"
+    return None
+
+
+def _backend(value: Any) -> Optional[str]:
+    if value not in ("local", "ray"):
+        return "must be one of ['local', 'ray']"
+    if value == "ray":
+        return ray_missing()
+    return None
+
+
+def _specs(value: Any) -> Optional[str]:
+    if not isinstance(value, (list, tuple)):
+        return "must be a list of agent specs"
+    return next((f"entry {spec!r} {err}" for spec in value if (err := _agent_spec(spec))), None)
+
+
+def clone_chunking(decisions: int, chunk: int, num_envs: int) -> tuple[int, int]:
+    """``(steps, chunks)``: how a recording of ``decisions`` is cut, in whole steps of
+    ``num_envs`` games, into chunks of about ``chunk`` decisions that cover it.
+
+    >>> clone_chunking(600, 200, 8), clone_chunking(10, 200, 8)
+    ((25, 3), (2, 1))
+    """
+    steps = math.ceil(min(chunk, decisions) / num_envs)
+    return steps, math.ceil(decisions / (steps * num_envs))
+
+
+def _drivers(value: Any) -> Optional[str]:
+    if isinstance(value, (list, tuple)) and not value:
+        return "must be an agent spec ('A' or 'A vs B') or a non-empty list of rounds"
+    entries = list(value) if isinstance(value, (list, tuple)) else [value]
+    return next((f"entry {entry!r}: {err}" for entry in entries if (err := _dagger_entry(entry))), None)
+
+
+def _dagger_entry(entry: Any) -> Optional[str]:
+    """The error of one ``clone.dagger`` round, or None."""
+    if isinstance(entry, dict):
+        unknown = set(entry) - set(DaggerRound._fields)
+        if unknown or "driver" not in entry:
+            return f"a round's keys are {list(DaggerRound._fields)}, driver required; got {sorted(entry)}"
+        for key, check in (("episode", CHECKS["env.episode"]), ("decisions", CHECKS["clone.decisions"]),
+                           ("chunk", CHECKS["clone.chunk"])):
+            if entry.get(key) is not None and (error := check(entry[key])):
+                return f"{key} {error}, got {entry[key]!r}"
+    elif not isinstance(entry, str):
+        return "must be an agent spec string ('A' or 'A vs B') or a mapping"
+    round_ = dagger_round(entry)
+    return next((f"{spec!r} {err}" for spec in (round_.driver, round_.opponent, round_.agent)
+                 if spec is not None and (err := _agent_spec(spec))), None)
+
+
+CHECKS: dict[str, Any] = {
+    "name": _name, "seed": _int(0, 2**63 - 1), "threads": _int(1, 256), "checkpoint_every": _int(1, 10**6),
+    "keep_checkpoints": _int(1, 1000), "init": _optional(lambda v: None if isinstance(v, str) and v else
+                                                          "must be a checkpoint path"),
+    "env.ruleset": _choice(*PRESETS), "env.episode": _choice("hand", "game"), "env.reward_mode": _choice(*REWARD_MODES),
+    "env.reward_scale": _number(0, 100, open_low=True), "env.num_envs": _int(1, 65536),
+    "policy.kind": _choice("cards", "mlp"), "policy.hidden": _int(1, 4096), "policy.layers": _int(1, 16),
+    "policy.card_dim": _int(1, 4096),
+    "ppo.total_steps": _int(1, 10**12), "ppo.rollout_steps": _int(2, 100_000), "ppo.lr": _number(0, 1, open_low=True),
+    "ppo.anneal_lr": _flag, "ppo.gamma": _number(0, 1), "ppo.gae_lambda": _number(0, 1),
+    "ppo.batch_size": _int(1, 10**8), "ppo.minibatches": _int(1, 10**6), "ppo.epochs": _int(1, 1000),
+    "ppo.clip": _number(0, 10, open_low=True), "ppo.clip_value": _flag, "ppo.norm_adv": _flag,
+    "ppo.ent_coef": _number(0, 10), "ppo.vf_coef": _number(0, 100), "ppo.max_grad_norm": _number(0, 1e6, open_low=True),
+    "ppo.target_kl": _optional(_number(0, 100, open_low=True)),
+    "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
+    "league.prioritise": _number(0, 100),
+    "shaping.deadwood": _number(0, 100),
+    "clone.agent": _optional(_agent_spec), "clone.decisions": _int(1, 10**8), "clone.epochs": _int(1, 1000),
+    "clone.lr": _number(0, 1, open_low=True), "clone.chunk": _int(1, 10**7), "clone.workers": _int(1, 256),
+    "clone.knock_weight": _number(0, 1000, open_low=True), "clone.anneal_lr": _flag, "clone.augment": _flag,
+    "clone.dagger": _optional(_drivers), "clone.dagger_decisions": _int(0, 10**8),
+    "clone.held_out": _int(0, 10**6),
+    "clone.cache": _optional(lambda v: None if isinstance(v, str) and v else "must be a folder path"),
+    "eval.every": _int(0, 10**6), "eval.opponents": _specs, "eval.games": _int(2, 10**6),
+    "eval.episode": _choice("hand", "game"), "eval.best_against": lambda v: None if isinstance(v, str) else "must be a string",
+    "rollout.backend": _backend, "rollout.workers": _int(1, 4096), "rollout.cpus_per_worker": _number(0, 1024, open_low=True),
+    "rollout.address": _optional(lambda v: None if isinstance(v, str) and v else "must be a Ray address"),
+}
+"""Key -> check returning an error text (or None); every field of :class:`RunConfig` has one."""
+
+
+def field_docs(cls: type = RunConfig, prefix: str = "") -> dict[str, str]:
+    """``"section.key" -> docstring`` for every field (read from the class source).
+
+    >>> field_docs()["ppo.clip"]
+    'Clipping range of the probability ratio.'
+    """
+    docs: dict[str, str] = {}
+    source = inspect.getsource(cls)
+    tree = ast.parse(source)
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    for node, after in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
+            docs[prefix + node.target.id] = " ".join(str(after.value.value).split())  # type: ignore[attr-defined]
+    if cls is RunConfig:
+        for name, section in _SECTIONS.items():
+            docs.update(field_docs(section, f"{name}."))
+    return docs
+
+
+_SECTIONS: dict[str, type] = {"env": EnvConfig, "policy": Architecture, "ppo": PPOConfig, "league": LeagueConfig,
+                              "shaping": ShapingConfig, "clone": CloneConfig, "eval": EvalConfig,
+                              "rollout": RolloutConfig}
+
+
+def _refuse_unknown(kind: type, data: dict[str, Any], prefix: str) -> None:
+    """A ConfigError naming every key of ``data`` that is not a field of ``kind``."""
+    known = {f.name for f in fields(kind)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"unknown config key(s) {[prefix + k for k in unknown]}; known{' in ' + prefix[:-1] if prefix else ''}: "
+                          f"{sorted(known)}")
+
+
+def _build(data: dict[str, Any]) -> RunConfig:
+    """A RunConfig from nested plain data, every key checked."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"a config must be a mapping of sections, got {type(data).__name__}")
+    _refuse_unknown(RunConfig, data, "")
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _SECTIONS:
+            values[key] = _section(key, value)
+        else:
+            values[key] = _checked(key, value)
+    return RunConfig(**values)
+
+
+def _section(name: str, value: Any) -> Any:
+    kind = _SECTIONS[name]
+    if value is None:
+        return kind()
+    if not isinstance(value, dict):
+        raise ConfigError(f"{name}: must be a mapping of keys, got {value!r}")
+    _refuse_unknown(kind, value, f"{name}.")
+    value = {key: _checked(f"{name}.{key}", item) for key, item in value.items()}
+    if name == "eval" and "opponents" in value:
+        value = {**value, "opponents": tuple(value["opponents"])}
+    return kind(**value)
+
+
+def _checked(key: str, value: Any) -> Any:
+    """``value`` for ``key`` (numbers written as text converted), or a ConfigError naming the key."""
+    check = CHECKS[key]
+    if getattr(check, "numeric", False):
+        value = _as_number(value)
+    error = check(value)
+    if error:
+        raise ConfigError(f"{key}: {error}, got {value!r}")
+    return value
+
+
+def to_dict(cfg: RunConfig) -> dict[str, Any]:
+    """Plain nested data (what the run saves as ``config.yaml``)."""
+    data = asdict(cfg)
+    data["eval"]["opponents"] = list(cfg.eval.opponents)
+    return data
+
+
+def _apply_override(data: dict[str, Any], item: str) -> None:
+    key, eq, raw = item.partition("=")
+    if not eq or not key:
+        raise ConfigError(f"override {item!r} must be section.key=value")
+    parts = key.strip().split(".")
+    if len(parts) > 2 or (len(parts) == 2 and parts[0] not in _SECTIONS):
+        raise ConfigError(f"unknown config key {key!r}; sections: {sorted(_SECTIONS)}")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{key}: value {raw!r} is not valid YAML ({err})") from None
+    if len(parts) == 1:
+        data[parts[0]] = value
+    else:
+        section = data.setdefault(parts[0], {})
+        section[parts[1]] = value
+
+
+def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> RunConfig:
+    """The config in the YAML file at ``path`` (``None``: all defaults) with ``overrides`` applied."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise ConfigError(f"config file {str(path)!r} does not exist")
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as err:
+            raise ConfigError(f"config file {str(path)!r} is not valid YAML: {err}") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ConfigError(f"config file {str(path)!r} must hold a mapping of sections")
+        data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in (loaded or {}).items()}
+    for item in overrides:
+        _apply_override(data, item)
+    cfg = _build(data)
+    if cfg.eval.best_against not in cfg.eval.opponents:
+        raise ConfigError(f"eval.best_against: must be one of eval.opponents {list(cfg.eval.opponents)}, "
+                          f"got {cfg.eval.best_against!r}")
+    if cfg.rollout.backend == "ray" and cfg.rollout.workers > cfg.env.num_envs:
+        raise ConfigError(f"rollout.workers: must be at most env.num_envs ({cfg.env.num_envs}) so that every worker "
+                          f"has a game, got {cfg.rollout.workers}")
+    if (cfg.clone.dagger is None) != (cfg.clone.dagger_decisions == 0) or (cfg.clone.dagger and not cfg.clone.agent):
+        raise ConfigError("clone.dagger and clone.dagger_decisions go together, and need clone.agent (the labeller); "
+                          f"got agent={cfg.clone.agent!r}, dagger={cfg.clone.dagger!r}, "
+                          f"dagger_decisions={cfg.clone.dagger_decisions}")
+    _, chunks = clone_chunking(cfg.clone.decisions, cfg.clone.chunk, cfg.env.num_envs)
+    if cfg.clone.held_out >= chunks:
+        raise ConfigError(f"clone.held_out: must leave at least one of the {chunks} chunks of clone.decisions "
+                          f"for training, got {cfg.clone.held_out}")
+    if cfg.clone.augment and cfg.policy.kind != "cards":
+        raise ConfigError(f"clone.augment: needs policy.kind 'cards' (its card channels are renamed), got {cfg.policy.kind!r}")
+    resolve_ruleset(cfg.env.ruleset)
+    if cfg.init is not None:
+        _check_init(cfg.init, cfg.policy)
+    return cfg
+
+
+def _check_init(path: str, policy: Architecture) -> None:
+    """``init`` must name a readable checkpoint of the same architecture."""
+    from agents.neural.policy import CheckpointError, read_checkpoint
+
+    try:
+        stored = read_checkpoint(path).get("policy")
+    except CheckpointError as err:
+        raise ConfigError(f"init: {err}") from None
+    if stored != asdict(policy):
+        raise ConfigError(f"init: {path!r} holds a policy {stored}, but the config's policy section is {asdict(policy)}")
+

@@ -1,0 +1,106 @@
+"""The opponent pool: the learner itself, frozen snapshots of it, and heuristic agents.
+
+Each episode of each game draws an opponent by the configured weights (optionally
+prioritised towards opponents the learner beats least).  ``self`` games let the learner
+play both seats (both seats' decisions are trained on); in the others the learner takes one
+seat, drawn at random, and the opponent the other.
+
+>>> from train.training.config import LeagueConfig
+>>> league = League(LeagueConfig(opponents={"self": 1, "snapshot": 1, "random": 2}), seed=0)
+>>> league.names, [round(float(p), 2) for p in league.probabilities()]   # no snapshot yet: its weight is off
+(['self', 'snapshot', 'random'], [0.33, 0.0, 0.67])
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Mapping
+
+import numpy as np
+import torch
+
+from agents import Agent, make_agent
+from agents.neural.policy import Architecture, PolicyNet
+from ginenv.seeding import derive_seed
+from train.training.config import LeagueConfig
+
+SELF, SNAPSHOT = "self", "snapshot"
+RECENT = 400
+"""Episodes per opponent remembered for prioritised sampling and the logs."""
+
+
+class League:
+    """Opponent names (``self``, ``snapshot`` or agent specs), their weights, the snapshots."""
+
+    def __init__(self, cfg: LeagueConfig, seed: int, architecture: Architecture = Architecture()) -> None:
+        self.cfg = cfg
+        self.names: list[str] = list(cfg.opponents)
+        self.weights = np.array([float(cfg.opponents[n]) for n in self.names])
+        self.architecture = architecture
+        self.snapshots: list[dict[str, torch.Tensor]] = []
+        self.snapshot_nets: list[PolicyNet] = []
+        self.results: dict[str, deque] = {name: deque(maxlen=RECENT) for name in self.names}
+        self.rng = np.random.default_rng(derive_seed(seed, 1))
+        self.seed = seed
+        self.agents: dict[str, Agent] = {}
+        self.reseed_agents(0)
+
+    def reseed_agents(self, update: int) -> None:
+        """Fresh heuristic agents seeded from ``(seed, update)`` (so a resumed run plays the same)."""
+        self.agents = {name: make_agent(name, seed=derive_seed(self.seed, 2, update, i))
+                       for i, name in enumerate(self.names) if name not in (SELF, SNAPSHOT)}
+
+    def probabilities(self) -> np.ndarray:
+        """The current sampling probabilities of ``names``."""
+        weights = self.weights.copy()
+        if not self.snapshots:
+            weights[[i for i, n in enumerate(self.names) if n == SNAPSHOT]] = 0.0
+        if self.cfg.prioritise > 0:
+            rates = np.array([self.win_rate(n) if n != SELF else 0.5 for n in self.names])
+            weights *= (1.0 - np.nan_to_num(rates, nan=0.5) + 0.05) ** self.cfg.prioritise
+        if weights.sum() <= 0:  # only snapshots configured and none yet: play self
+            weights = np.array([1.0 if n != SNAPSHOT else 0.0 for n in self.names])
+            if weights.sum() <= 0:
+                raise ValueError("league needs an opponent other than 'snapshot' before the first snapshot")
+        return weights / weights.sum()
+
+    def draw(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For ``count`` new episodes: opponent index, learner seat, snapshot index (or -1)."""
+        opponent = self.rng.choice(len(self.names), size=count, p=self.probabilities())
+        seat = self.rng.integers(0, 2, size=count)
+        snapshot = np.where([self.names[o] == SNAPSHOT for o in opponent],
+                            self.rng.integers(0, max(1, len(self.snapshots)), size=count), -1)
+        return opponent, seat, snapshot
+
+    def add_snapshot(self, state: Mapping[str, torch.Tensor]) -> None:
+        """Freeze a copy of the learner's weights into the pool (the oldest leaves when full)."""
+        net = PolicyNet(self.architecture)
+        net.load_state_dict(state)
+        self.snapshots.append({k: v.detach().clone() for k, v in state.items()})
+        self.snapshot_nets.append(net.eval())
+        if len(self.snapshots) > self.cfg.max_snapshots:
+            self.snapshots.pop(0)
+            self.snapshot_nets.pop(0)
+
+    def record(self, opponent: int, score: float) -> None:
+        """The learner's result of an episode against ``names[opponent]`` (1 win, 0.5 draw, 0 loss)."""
+        self.results[self.names[opponent]].append(score)
+
+    def win_rate(self, name: str) -> float:
+        """The learner's score over recent episodes against ``name`` (nan when none)."""
+        recent = self.results[name]
+        return float(np.mean(recent)) if recent else float("nan")
+
+    def state(self) -> dict[str, Any]:
+        """Plain data for a checkpoint."""
+        return {"snapshots": list(self.snapshots), "results": {n: list(r) for n, r in self.results.items()},
+                "rng": self.rng.bit_generator.state}
+
+    def load_state(self, state: Mapping[str, Any]) -> None:
+        """Restore :meth:`state` (the same config)."""
+        self.snapshots, self.snapshot_nets = [], []
+        for snapshot in state["snapshots"]:
+            self.add_snapshot(snapshot)
+        for name, results in state["results"].items():
+            self.results[name] = deque(results, maxlen=RECENT)
+        self.rng.bit_generator.state = state["rng"]
+

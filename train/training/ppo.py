@@ -1,0 +1,331 @@
+"""Self-play PPO for Gin Rummy, in the order the algorithm runs.
+
+``train(cfg)`` loops: **collect** a rollout against the league (:mod:`train.training.collect`, on
+:class:`ginenv.envs.batched.BatchedGinEnv`; in shards on Ray actors with ``rollout.backend: ray``,
+:mod:`train.training.shards`) -> **advantages** by GAE per seat (:mod:`train.training.gae`)
+-> **update** the masked policy with the clipped objective (:func:`ppo_update`) ->
+**league** snapshot -> **log** to TensorBoard -> **evaluate** against heuristics
+(:func:`train.evaluation.evaluate.evaluate`) -> **checkpoint** (:mod:`train.training.checkpoint`).
+
+The pieces an agent needs to *act* live in :mod:`agents`: the network
+(:class:`agents.neural.policy.PolicyNet`) and the masked distribution
+(:class:`agents.neural.masked.MaskedCategorical`), so playing a trained policy never imports the
+trainer.
+
+Everything random comes from generators seeded by ``cfg.seed`` and saved in checkpoints,
+so ``resume`` continues a killed run with bit-identical results.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+import torch
+import yaml
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from agents.neural.masked import MaskedCategorical
+from agents.neural.policy import PolicyNet, load_policy
+from ginenv.seeding import derive_seed
+from train.evaluation.evaluate import evaluate
+from train.training import checkpoint
+from train.training.clone import clone
+from train.training.collect import Batch, Collector
+from train.training.config import ConfigError, PPOConfig, RunConfig, load_config, to_dict
+from train.training.league import League
+from train.training.ray_pool import RayPool
+from train.training.shards import ShardedCollector
+
+
+def make_collector(cfg: RunConfig, net: PolicyNet, league: League) -> Union[Collector, ShardedCollector]:
+    """The collector of ``rollout.backend``: a :class:`Collector` here, or shards on Ray actors."""
+    if cfg.rollout.backend == "ray":
+        return ShardedCollector(cfg, net, league, RayPool(cfg))
+    return Collector(cfg, net, league)
+
+
+# ----- the update ---------------------------------------------------------------------------
+def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
+               generator: torch.Generator) -> dict[str, float]:
+    """``cfg.epochs`` passes of clipped-PPO minibatch updates over ``batch``; returns the
+    mean losses, entropy, approximate KL, clip fraction and explained variance."""
+    b_features = torch.from_numpy(batch.features)
+    b_masks = torch.from_numpy(batch.masks)
+    b_actions = torch.from_numpy(batch.actions)
+    b_logprobs = torch.from_numpy(batch.logprobs)
+    b_advantages = torch.from_numpy(batch.advantages)
+    b_returns = torch.from_numpy(batch.returns)
+    b_values = torch.from_numpy(batch.values)
+    size = len(batch)
+    mb_size = max(1, math.ceil(size / cfg.minibatches))
+    sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
+    count = 0
+    for _ in range(cfg.epochs):
+        order = torch.randperm(size, generator=generator)
+        kl_epoch = []
+        for start in range(0, size, mb_size):
+            mb = order[start:start + mb_size]
+            logits, values = net.head(b_features[mb])
+            dist = MaskedCategorical(logits, b_masks[mb])
+            logratio = dist.log_prob(b_actions[mb]) - b_logprobs[mb]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - logratio).mean()
+                clip_fraction = ((ratio - 1.0).abs() > cfg.clip).float().mean()
+            mb_adv = b_advantages[mb]
+            if cfg.norm_adv and len(mb) > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
+            if cfg.clip_value:
+                clipped = b_values[mb] + (values - b_values[mb]).clamp(-cfg.clip, cfg.clip)
+                value_loss = 0.5 * torch.max((values - b_returns[mb]) ** 2, (clipped - b_returns[mb]) ** 2).mean()
+            else:
+                value_loss = 0.5 * ((values - b_returns[mb]) ** 2).mean()
+            entropy = dist.entropy().mean()
+            loss = policy_loss - cfg.ent_coef * entropy + cfg.vf_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            for key, value in (("policy_loss", policy_loss), ("value_loss", value_loss), ("entropy", entropy),
+                               ("approx_kl", approx_kl), ("clip_fraction", clip_fraction)):
+                sums[key] += float(value.detach())
+            count += 1
+            kl_epoch.append(float(approx_kl))
+        if cfg.target_kl is not None and np.mean(kl_epoch) > cfg.target_kl:
+            break
+    metrics = {key: value / max(count, 1) for key, value in sums.items()}
+    variance = float(batch.returns.var())
+    metrics["explained_variance"] = float("nan") if variance == 0 else 1 - float(
+        np.var(batch.returns - batch.values)) / variance
+    return metrics
+
+
+# ----- the run --------------------------------------------------------------------------------
+@dataclass
+class Progress:
+    """Counters saved with every checkpoint."""
+
+    update: int = 0
+    global_step: int = 0
+    """Learner decisions trained on so far."""
+    best: float = -1.0
+    """Best evaluation win rate against ``eval.best_against`` so far."""
+
+
+def learning_rate(cfg: PPOConfig, global_step: int) -> float:
+    """The learning rate after ``global_step`` decisions (linear decay when ``anneal_lr``).
+
+    >>> learning_rate(PPOConfig(lr=1e-3, total_steps=100), 25)
+    0.00075
+    """
+    if not cfg.anneal_lr:
+        return cfg.lr
+    return cfg.lr * max(0.0, 1.0 - global_step / cfg.total_steps)
+
+
+class Trainer:
+    """One run: the network, optimizer, league, collector and generators, and its folder."""
+
+    def __init__(self, cfg: RunConfig, run_dir: Path) -> None:
+        self.cfg, self.run_dir = cfg, run_dir
+        torch.set_num_threads(cfg.threads)
+        torch.manual_seed(derive_seed(cfg.seed, 0))
+        self.net = PolicyNet(cfg.policy)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
+        self.league = League(cfg.league, cfg.seed, cfg.policy)
+        self.collector = make_collector(cfg, self.net, self.league)
+        self.generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 3))
+        self.progress = Progress()
+        self.last_eval: dict[str, Any] = {}
+
+    # checkpoint data
+    def state(self) -> dict[str, Any]:
+        return {**checkpoint.policy_data(self.net), "config": to_dict(self.cfg),
+                "optimizer": self.optimizer.state_dict(), "update": self.progress.update,
+                "global_step": self.progress.global_step, "best": self.progress.best,
+                "league": self.league.state(), "collector": self.collector.state(),
+                "generator": self.generator.get_state(), "eval": self.last_eval}
+
+    def load(self, data: dict[str, Any]) -> None:
+        self.net.load_state_dict(data["model"])
+        self.optimizer.load_state_dict(data["optimizer"])
+        self.progress = Progress(data["update"], data["global_step"], data["best"])
+        self.league.load_state(data["league"])
+        self.collector.load_state(data["collector"])
+        self.generator.set_state(data["generator"])
+        self.last_eval = data.get("eval", {})
+
+    def save(self) -> Path:
+        return checkpoint.save_full(self.state(), self.run_dir / "checkpoints", self.progress.update,
+                                    self.cfg.keep_checkpoints)
+
+    def close(self) -> None:
+        """Stop the collector's workers (Ray actors with ``rollout.backend: ray``)."""
+        self.collector.close()
+
+    # one iteration
+    def iteration(self) -> dict[str, float]:
+        cfg, progress = self.cfg, self.progress
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate(cfg.ppo, progress.global_step)
+        self.league.reseed_agents(progress.update)
+        started = time.perf_counter()
+        self.net.eval()
+        batch, stats = self.collector.collect(cfg.ppo.rollout_steps, self.generator)
+        batch = batch.newest(cfg.ppo.batch_size)
+        collected = time.perf_counter()
+        self.net.train()
+        metrics = ppo_update(self.net, self.optimizer, batch, cfg.ppo, self.generator) if len(batch) else {}
+        finished = time.perf_counter()
+        progress.update += 1
+        progress.global_step += len(batch)
+        if progress.update % cfg.league.snapshot_every == 0:
+            self.league.add_snapshot(self.net.state_dict())
+        hands = sum(stats.outcomes.values())
+        metrics.update({
+            "learning_rate": self.optimizer.param_groups[0]["lr"], "samples": float(len(batch)),
+            "SPS": len(batch) / max(finished - started, 1e-9),
+            "rollout_SPS": stats.decisions / max(collected - started, 1e-9),
+            "episodes": float(stats.episodes),
+            "learner_reward": float(np.mean(stats.learner_points)) if stats.learner_points else float("nan"),
+            **{f"outcome_{k}": v / hands for k, v in stats.outcomes.items()},
+            **{f"win_rate_{name}": self.league.win_rate(name) for name in self.league.names if name != "self"},
+            **{f"share_{name}": float(p) for name, p in zip(self.league.names, self.league.probabilities())},
+        })
+        return metrics
+
+    def evaluate(self) -> dict[str, Any]:
+        """Evaluate the current policy against ``eval.opponents`` (writes ``latest_policy.pt``)."""
+        cfg = self.cfg
+        policy = self.run_dir / "latest_policy.pt"
+        checkpoint.save_policy(self.net, policy)
+        results = {}
+        for opponent in cfg.eval.opponents:
+            result = evaluate({"name": "ppo", "path": str(policy)}, opponent, games=cfg.eval.games,
+                              ruleset=cfg.env.ruleset, episode=cfg.eval.episode, seed=derive_seed(cfg.seed, 4),
+                              workers=1)
+            results[opponent] = {**result.results_dict(), "agent_a": f"ppo:path={policy.name}"}  # run-relative
+        self.last_eval = {"update": self.progress.update, "global_step": self.progress.global_step,
+                          "results": results}
+        score = results[cfg.eval.best_against]["win_rate_a"]
+        if score > self.progress.best:
+            self.progress.best = score
+            checkpoint.save_policy(self.net, self.run_dir / "best.pt")
+        with open(self.run_dir / "eval.jsonl", "a", encoding="utf-8") as stream:
+            stream.write(json.dumps(self.last_eval) + "\n")
+        return results
+
+
+def _log(writer: SummaryWriter, metrics: dict[str, float], step: int) -> None:
+    losses = {"policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance"}
+    for key, value in metrics.items():
+        if value == value:  # skip nan
+            writer.add_scalar(("losses/" if key in losses else "charts/") + key, value, step)
+
+
+def _log_clone(writer: SummaryWriter, metrics: dict[str, Any]) -> None:
+    """A cloning epoch's figures as ``clone/*`` scalars, at step = epoch."""
+    for key in ("loss", "accuracy", "held_out_accuracy"):
+        if key in metrics:
+            writer.add_scalar(f"clone/{key}", metrics[key], metrics["epoch"])
+
+
+def _log_eval(writer: SummaryWriter, results: dict[str, Any], step: int) -> None:
+    for opponent, result in results.items():
+        tag = opponent.replace(":", "_").replace(",", "_").replace("=", "-")
+        for key in ("win_rate_a", "ci_low", "ci_high", "points_per_hand_a", "gin_rate_a", "undercut_rate_a",
+                    "undercut_rate_b", "dead_rate"):
+            writer.add_scalar(f"eval/{tag}/{key}", result[key], step)
+
+
+def prepare_run(cfg: RunConfig, out: Path) -> Path:
+    """Create ``out/NAME`` and save the resolved config there; an existing run is an error."""
+    run_dir = out / cfg.name
+    if (run_dir / "config.yaml").exists():
+        raise ConfigError(f"run folder {str(run_dir)!r} already holds a run; use --resume {run_dir} or another name")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False), encoding="utf-8")
+    return run_dir
+
+
+def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[Path] = None, progress_bar: bool = True,
+          stop_after: Optional[int] = None) -> Path:
+    """Run (or resume) training; returns the run folder.
+
+    ``resume`` is a run folder: its saved config and newest full checkpoint are used (``cfg``
+    is ignored); a run stopped before its first checkpoint starts again from its config (a
+    behaviour-cloning warm start reuses the decisions it had recorded).  ``stop_after`` ends
+    the session after that many updates in total (the run can be resumed later); training
+    otherwise goes on to ``ppo.total_steps``.
+    """
+    saved = None
+    if resume is not None:
+        run_dir = Path(resume)
+        cfg = load_config(run_dir / "config.yaml")
+        saved = checkpoint.latest_full(run_dir / "checkpoints")
+        if saved is None and (run_dir / "checkpoints").exists():
+            raise checkpoint.CheckpointError(f"no checkpoint to resume from in {str(run_dir / 'checkpoints')!r}")
+    elif cfg is None:
+        raise ValueError("train needs a config or a run to resume")
+    else:
+        run_dir = prepare_run(cfg, Path(out))
+    trainer = Trainer(cfg, run_dir)
+    if saved is not None:
+        trainer.load(saved)
+    else:
+        warm_start(trainer, progress_bar)
+    p = trainer.progress
+    writer = SummaryWriter(str(run_dir / "tb"), purge_step=p.update if p.update else None)
+    bar = tqdm(total=cfg.ppo.total_steps, initial=min(p.global_step, cfg.ppo.total_steps), unit="dec",
+               disable=not progress_bar, dynamic_ncols=True, desc=cfg.name)
+    try:
+        while p.global_step < cfg.ppo.total_steps and (stop_after is None or p.update < stop_after):
+            before = p.global_step
+            metrics = trainer.iteration()
+            _log(writer, metrics, p.update)
+            bar.update(min(p.global_step, cfg.ppo.total_steps) - min(before, cfg.ppo.total_steps))
+            done = p.global_step >= cfg.ppo.total_steps
+            if (cfg.eval.every and p.update % cfg.eval.every == 0) or done:
+                _log_eval(writer, trainer.evaluate(), p.update)
+            if p.update % cfg.checkpoint_every == 0 or done or p.update == stop_after:
+                trainer.save()
+            bar.set_postfix(_headline(metrics, trainer.last_eval), refresh=False)
+    finally:
+        bar.close()
+        writer.close()
+        trainer.close()
+    if p.global_step >= cfg.ppo.total_steps:
+        checkpoint.save_policy(trainer.net, run_dir / "final.pt")
+    summary = {"update": p.update, "global_step": p.global_step, "best_win_rate": p.best, "eval": trainer.last_eval}
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    return run_dir
+
+
+def warm_start(trainer: Trainer, progress_bar: bool = False) -> None:
+    """A new run's first weights: ``init``'s checkpoint, else a behaviour-cloned policy when
+    ``clone.agent`` is set (its figures go to ``clone.json`` and, epoch by epoch, to TensorBoard's
+    ``clone/`` scalars; its weights to ``clone.pt``), else the
+    fresh ones."""
+    cfg = trainer.cfg
+    if cfg.init is not None:
+        trainer.net.load_state_dict(load_policy(cfg.init).state_dict())
+    elif cfg.clone.agent is not None:
+        folder = Path(cfg.clone.cache) if cfg.clone.cache else trainer.run_dir / "clone"
+        with SummaryWriter(str(trainer.run_dir / "tb")) as writer:
+            metrics = clone(trainer.net, cfg, progress_bar, folder, on_epoch=lambda m: _log_clone(writer, m))
+        (trainer.run_dir / "clone.json").write_text(json.dumps(metrics, indent=1), encoding="utf-8")
+        checkpoint.save_policy(trainer.net, trainer.run_dir / "clone.pt")
+
+
+def _headline(metrics: dict[str, float], last_eval: dict[str, Any]) -> dict[str, str]:
+    shown = {"SPS": f"{metrics.get('SPS', 0):.0f}", "ent": f"{metrics.get('entropy', float('nan')):.2f}"}
+    for opponent, result in last_eval.get("results", {}).items():
+        shown[opponent.split(":")[0]] = f"{100 * result['win_rate_a']:.0f}%"
+    return shown
