@@ -427,7 +427,7 @@ def _discards_before(i: int, j: int, cards: np.ndarray, score: np.ndarray, risk:
     return a < b
 
 
-__all__ = ["ALL_CARDS", "NONE", "Seen", "ObservationLayout", "OBSERVATION_LAYOUT", "LAYOUT_TUPLE", "read_seen", "legal_words",
-           "cards_of", "completes_meld", "best_discard", "least_cards", "lowers", "takes", "knock_threshold",
-           "behind", "meld_pairs", "holding_odds", "danger", "potential", "prospect", "rank_discards",
-           "BIG_GIN_BIT", "OFFER", "DRAW", "DISCARD"]
+__all__ = ["ALL_CARDS", "NONE", "Seen", "ObservationLayout", "OBSERVATION_LAYOUT", "LAYOUT_TUPLE", "read_seen",
+           "legal_words", "cards_of", "completes_meld", "best_discard", "least_cards", "lowers", "takes",
+           "knock_threshold", "behind", "meld_pairs", "holding_odds", "danger", "potential", "prospect",
+           "rank_discards", "BIG_GIN_BIT", "OFFER", "DRAW", "DISCARD"]

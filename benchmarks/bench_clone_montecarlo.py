@@ -7,9 +7,7 @@ it on chunks 14 and 15 (held out when ``--chunks`` is at most 14), by kind of de
 
     python benchmarks/bench_clone_montecarlo.py --chunks 7 --set clone.epochs=12 --set clone.augment=true
     python benchmarks/bench_clone_montecarlo.py --teacher 2048   # montecarlo, reseeded, on 2048 positions
-    python benchmarks/bench_clone_montecarlo.py --policy models/ppo/dagger_drivers/pagat_mc.pt   # a trained policy, by kind
-
-The figures of the README's "Strength of the learned agent" came from these commands.
+    python benchmarks/bench_clone_montecarlo.py --policy models/ppo/dagger_drivers/pagat_mc.pt   # a policy, by kind
 """
 from __future__ import annotations
 
@@ -93,7 +91,8 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], help="config override, e.g. clone.augment=true")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--policy", help="instead: score this policy file on the held-out chunks")
-    parser.add_argument("--teacher", type=int, default=0, help="instead: montecarlo's agreement with itself on N positions")
+    parser.add_argument("--teacher", type=int, default=0,
+                        help="instead: montecarlo's agreement with itself on N positions")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     if args.policy:

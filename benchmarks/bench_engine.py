@@ -327,12 +327,13 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
     print("ratio: how many times faster ours is (rates: ours/OpenSpiel; per-call costs: OpenSpiel/ours).")
     print(f"rates: median of {args.rounds} rounds x {args.hands} fresh hands; OpenSpiel counts player "
           "decisions only, chance nodes (dealing, drawing) are timed but not counted.")
-    print("[a] ours does no observation encoding yet; OpenSpiel calls state.observation_tensor() at each decision.")
+    print("[a] ours encodes no observation here (bench_env.py does); OpenSpiel calls state.observation_tensor() "
+          "at each decision.")
     print("[b] OpenSpiel column: GinRummyUtils.min_deadwood on the same 11 cards as a list, which returns only the "
           "best deadwood after a discard; discard_deadwoods returns it for every card.")
     print(f"[c] each hand timed once; mean per call over batches of {BATCH_SIZE:,} calls, median over the "
-          f"{-(-(args.distinct // 2) // BATCH_SIZE)} batches of {args.distinct // 2:,} hands; includes the bare for-loop "
-          f"overhead of {loop_ns:.0f} ns/item.")
+          f"{-(-(args.distinct // 2) // BATCH_SIZE)} batches of {args.distinct // 2:,} hands; includes the bare "
+          f"for-loop overhead of {loop_ns:.0f} ns/item.")
     print(f"[d] the other {args.distinct - args.distinct // 2:,} hands, each call timed alone with "
           f"time.perf_counter_ns; median minus the median timer overhead of {overhead:.0f} ns.")
     if agree is not None:

@@ -103,7 +103,8 @@ def main(argv: Optional[Sequence[str]] = None) -> dict[str, Any]:
     print_table(rows)
     print("\nOpenSpiel column: gin_rummy via pyspiel, random legal play, observation_tensor() at every decision;"
           "\nratio: ours / OpenSpiel (targets: AEC >= 1.5x, batched >= 10x).")
-    report = {"machine": info, "aec": aec, "batched": {str(w): b for w, b in batched.items()}, "openspiel": openspiel, "args": vars(args)}
+    report = {"machine": info, "aec": aec, "batched": {str(w): b for w, b in batched.items()}, "openspiel": openspiel,
+              "args": vars(args)}
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
     return report

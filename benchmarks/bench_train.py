@@ -70,7 +70,8 @@ def sb3(steps: int, hidden: int, threads: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--updates", type=int, default=6, help="timed updates of our trainer (default 6)")
-    parser.add_argument("--sb3-steps", type=int, default=16384, help="timed MaskablePPO timesteps, rounded up to whole rollouts of 8192 (default 16384)")
+    parser.add_argument("--sb3-steps", type=int, default=16384,
+                        help="timed MaskablePPO timesteps, rounded up to whole rollouts of 8192 (default 16384)")
     parser.add_argument("--hidden", type=int, default=64, help="MLP width of the shared comparison (default 64)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads for both (default 1)")
     parser.add_argument("--num-envs", type=int, default=128,

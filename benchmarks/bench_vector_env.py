@@ -43,7 +43,8 @@ def decisions_per_second(envs: Any, masks_of: Callable[[Any, dict], np.ndarray],
     return decisions / (time.perf_counter() - start)
 
 
-def median_rate(make: Callable[[], Any], masks_of: Callable[[Any, dict], np.ndarray], args: argparse.Namespace) -> float:
+def median_rate(make: Callable[[], Any], masks_of: Callable[[Any, dict], np.ndarray],
+                args: argparse.Namespace) -> float:
     """The median over ``args.rounds`` rounds of :func:`decisions_per_second` (one warm-up round first)."""
     envs = make()
     try:
@@ -60,8 +61,9 @@ def routes(args: argparse.Namespace) -> list[tuple[str, int, Callable[[], Any], 
     from_infos = lambda envs, infos: infos["action_mask"]  # noqa: E731
     found = [("SyncVectorEnv", n, lambda n=n: gym.make_vec(ENV_ID, n, "sync", opponent=args.opponent, **SINGLE_KWARGS),
               from_infos) for n in args.sync_envs]
-    found += [("AsyncVectorEnv", n, lambda n=n: gym.make_vec(ENV_ID, n, "async", opponent=args.opponent, **SINGLE_KWARGS),
-               from_infos) for n in args.async_envs]
+    found += [("AsyncVectorEnv", n,
+               lambda n=n: gym.make_vec(ENV_ID, n, "async", opponent=args.opponent, **SINGLE_KWARGS), from_infos)
+              for n in args.async_envs]
     found += [("GymVectorGinEnv", n, lambda n=n: gym.make_vec(ENV_ID, n, opponent=args.opponent), batched)
               for n in args.num_envs]
     return found

@@ -15,7 +15,7 @@ on a list of numpy masks, which raises for any mask longer than one entry.
 Run (about a minute)::
 
     pip install -e '.[examples]'          # agilerl
-    python examples/agilerl_ippo.py --steps 4000
+    python examples/agilerl_maddpg.py --steps 4000
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Brute-force meld reference for the tests, written from RULES.md alone.
+"""Brute-force meld reference for the tests, written from the rules (docs/rules.md) alone.
 
 Nothing here imports ``ginenv``: the card numbering is the public contract's
 (``card = suit * 13 + rank``, suits C D H S, ranks A=0 .. K=12) and the rules are

@@ -6,10 +6,8 @@ The observations are stored by piece name, not as vectors, so the file survives 
 the layout: a piece the file lacks (added to ``LAYOUT`` later) is taken from a fresh
 observation of the same ruleset and episode mode.
 
-``tests/data/recorded_choices.npz`` was made by running this module as a script
-(``python tests/recorded_choices.py``) at commit 51da91c, with the pure-Python ``greedy``,
-``simple`` and ``montecarlo`` of that commit (whose ``montecarlo`` was told the game's
-ruleset, ``montecarlo:samples=8,ruleset=NAME``; it now reads it from the observation).
+Running this module as a script (``python tests/recorded_choices.py``) writes
+``tests/data/recorded_choices.npz``.
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""Issue 11: every public entry refuses bad input with a clear error before any state changes.
+"""Every public entry refuses bad input with a clear error before any state changes.
 
 Each case is one table row: the call, the exception class, and a word the message must
-contain (the parameter's name).  Cases that once crashed the interpreter in the compiled
-core (a write past a hand's row, a read of a non-card) run in a child process, so a native
-crash fails the test instead of killing pytest.
+contain (the parameter's name).  Cases that the compiled core could not survive unchecked (a
+write past a hand's row, a read of a non-card) run in a child process, so a native crash fails
+the test instead of killing pytest.
 """
 import json
 import subprocess
@@ -28,7 +28,7 @@ def _short_stock(size: int, phase: str, **extra) -> dict:
 
 
 POSITIONS = [
-    ({"phase": "offer", "passes": 2}, "passes"),  # was: writes past the row (double free)
+    ({"phase": "offer", "passes": 2}, "passes"),  # unchecked: a write past the row
     ({"phase": "offer", "passes": 3}, "passes"),
     ({"passes": -1}, "passes"),
     ({"passes": 1.0}, "passes"),
@@ -42,8 +42,8 @@ POSITIONS = [
     ({"history": [(0.5, 3)]}, "history"),
 ]
 SHORT_STOCKS = [
-    (_short_stock(0, "offer"), "offer"),  # was: pass, pass, draw reads a non-card; hand_cards loops
-    (_short_stock(2, "offer"), "offer"),  # was: the forced draw allowed with 2 stock cards (R25)
+    (_short_stock(0, "offer"), "offer"),  # unchecked: pass, pass, draw reads a non-card
+    (_short_stock(2, "offer"), "offer"),  # a forced draw with 2 stock cards left (R25)
     (_short_stock(2, "draw"), "R25"),
     (_short_stock(1, "discard", hands=[list(range(10)), list(range(10, 21))], pile=list(range(21, 51)),
                   stock=[51]), "R25"),
@@ -101,7 +101,7 @@ def _edited(**row_values) -> dict:
 
 
 @pytest.mark.parametrize("state, word", [
-    ({**_edited(), "width": 10**13}, "width"),  # was: tries to allocate it
+    ({**_edited(), "width": 10**13}, "width"),  # refused before anything is allocated
     ({**_edited(), "row": [1] * 10**4}, "width"),
     (_edited(**{"11": 7}), "row"),   # passes = 7 in a draw
     (_edited(**{"21": 10**6}), "event"),   # the event log far outside the row
@@ -231,7 +231,7 @@ def _evaluate(**kwargs):
 
 
 REFUSED = [
-    (_tournament, dict(prior=float("inf")), ValueError, "prior"),   # was: "SVD did not converge"
+    (_tournament, dict(prior=float("inf")), ValueError, "prior"),   # refused before the fit
     (_tournament, dict(bootstrap_samples=10**9), ValueError, "bootstrap_samples"),
     (_evaluate, dict(seed=-1), ValueError, "seed"),
     (_evaluate, dict(games=2.5), ValueError, "games"),
@@ -320,7 +320,7 @@ RANGED = [   # the message names the parameter and its range; nothing was played
     (_evaluate, dict(workers=2.0), "workers must be an int 1..4096"),
     (_evaluate, dict(seed=None), SEED),
     (_evaluate, dict(seed=1.5), SEED),
-    (_run_plans, dict(pairs=10**12), "pairs must be an int 1..5000000"),   # was: a task list of 4e10 entries
+    (_run_plans, dict(pairs=10**12), "pairs must be an int 1..5000000"),   # before any task list is built
     (_run_plans, dict(pairs=0), "pairs must be an int 1..5000000"),
     (_run_plans, dict(workers=0), "workers must be an int 1..4096"),
     *[(partial(_agent, name), dict(seed=-1), f"{name}: {SEED}")
@@ -330,13 +330,13 @@ RANGED = [   # the message names the parameter and its range; nothing was played
     (partial(_agent, "greedy"), dict(behind_gap=-1), "greedy: behind_gap must be a finite number >= 0.0"),
     (partial(_agent, "montecarlo"), dict(candidates=0), "montecarlo: candidates must be an int 1..108"),
     (partial(_agent, "montecarlo"), dict(knock_late=NAN), "montecarlo: knock_late must be a finite number"),
-    (_ppo, dict(seed=-1), f"ppo: {SEED}"),   # was: taken modulo 2**63
+    (_ppo, dict(seed=-1), f"ppo: {SEED}"),   # not taken modulo 2**63
     (_ppo, dict(threads=0), "ppo: threads must be an int 1..256"),
     (_ppo, dict(threads=2.0), "ppo: threads must be an int 1..256"),
     (_ppo, dict(sample="yes"), "ppo: sample must be True or False"),
     (_architecture, dict(hidden=0), "policy hidden must be an int 1..4096"),
     (_architecture, dict(layers=2.0), "policy layers must be an int 1..4096"),
-    (_rollout_settings, dict(knock_early=NAN), "knock_early must be a finite number >= 0.0"),   # was: accepted
+    (_rollout_settings, dict(knock_early=NAN), "knock_early must be a finite number >= 0.0"),
     (_rollout_settings, dict(knock_late=-INF), "knock_late must be a finite number >= 0.0"),
 ]
 
@@ -379,7 +379,7 @@ def test_numpy_scalars_count_as_the_python_numbers_they_hold():
 
 
 @pytest.mark.parametrize("actions, error", [
-    (np.ones(2, dtype=bool), TypeError),     # was: every game took the upcard (id 1)
+    (np.ones(2, dtype=bool), TypeError),     # not read as id 1 (take the upcard)
     (np.ones(2), TypeError),
     (np.array(["1", "2"]), TypeError),
     (np.array([None, None]), TypeError),
@@ -434,7 +434,8 @@ def _started(kind: str):
     """An env of ``kind`` after a seeded reset (the AEC env also one step in)."""
     from ginenv import gin_rummy_v1, raw_env
     from ginenv.envs.gym_vector import GymVectorGinEnv
-    env = {"aec": raw_env, "parallel": gin_rummy_v1.parallel_env, "single": _single, "gym_vector": GymVectorGinEnv}[kind]()
+    makers = {"aec": raw_env, "parallel": gin_rummy_v1.parallel_env, "single": _single, "gym_vector": GymVectorGinEnv}
+    env = makers[kind]()
     env.reset(seed=5)
     if kind == "aec":
         env.step(env.hand.legal_actions()[0])
@@ -455,7 +456,7 @@ def _reset_snapshot(env) -> str:
 
 ENV_KINDS = ("aec", "parallel", "single", "gym_vector")
 BAD_OPTIONS = [(options, word, kind) for kind in ENV_KINDS for options, word in [
-    ({"colour": 1}, "'colour'"),          # was: ignored (not close to a known key)
+    ({"colour": 1}, "'colour'"),          # refused though not close to a known key
     ({"deel": {}}, "'deel'"),
     ({1: 2}, "unknown key 1"),
     ({"render_mode": "ansi"}, "'render_mode'"),
@@ -512,7 +513,7 @@ def test_single_agent_env_is_done_when_the_opponent_fails_during_reset():
             break
     else:
         pytest.fail("the opponent never acted during reset")
-    with pytest.raises(RuntimeError, match="reset"):   # was: applied in the opponent's seat
+    with pytest.raises(RuntimeError, match="reset"):   # not played in the opponent's seat
         env.step(0)
 
 

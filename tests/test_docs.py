@@ -1,5 +1,5 @@
 """The README and the pages in docs/ say what the code does: their code runs, their commands parse,
-their links resolve, and the observation table is the one the code generates."""
+their links resolve, and the observation and config-key tables are the ones the code generates."""
 from __future__ import annotations
 
 import re
@@ -10,6 +10,7 @@ import pytest
 
 from ginenv.game.encoding import layout_table
 from train.cli import _build_parser
+from train.training.config import keys_table
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -41,7 +42,7 @@ def test_the_environment_page_shows_the_observation_layout_the_code_generates():
     assert layout_table() in (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
 
 
-def test_every_page_the_issue_names_is_there():
+def test_every_documentation_page_is_there():
     for page in ("rules", "environment", "training", "agents", "benchmarks", "experiments/README"):
         assert (ROOT / "docs" / f"{page}.md").is_file(), page
 
@@ -53,7 +54,8 @@ def test_the_rules_page_covers_every_rule():
 
 @pytest.mark.parametrize("page", [README, *PAGES], ids=name)
 def test_relative_links_resolve(page):
-    targets = [t for t in LINK.findall(page.read_text(encoding="utf-8")) if "://" not in t and not t.startswith("mailto:")]
+    targets = [t for t in LINK.findall(page.read_text(encoding="utf-8"))
+               if "://" not in t and not t.startswith("mailto:")]
     assert [t for t in targets if not (page.parent / t).exists()] == []
 
 
@@ -75,3 +77,7 @@ def test_python_snippets_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for snippet in blocks(page, "python"):
         exec(compile(snippet, f"{name(page)} snippet", "exec"), {"__name__": "__snippet__"})
+
+
+def test_the_training_page_lists_every_config_key_the_code_documents():
+    assert keys_table() in (ROOT / "docs" / "training.md").read_text(encoding="utf-8")

@@ -17,8 +17,8 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 ONE_THREAD = {**os.environ, "OMP_NUM_THREADS": "1"}
-"""The scripts' environment: their networks and batches are small, and torch's thread pool on a
-busy machine made a layer 50x slower (0.16 ms -> 8 ms with 2 threads on 2 loaded cores)."""
+"""The scripts' environment: one torch thread, since their networks and batches are small and extra
+threads only contend on a busy machine."""
 
 
 def missing(*modules: str) -> bool:

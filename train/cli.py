@@ -1,6 +1,6 @@
 """The ``ginrummy`` command line.
 
-Sub-commands so far:
+Sub-commands:
 
 * ``simulate`` — play random legal hands through the engine and print how they ended.
 * ``eval`` — agent A against agent B in mirrored pairs: win rate with a pair-cluster
@@ -117,7 +117,8 @@ def _add_match_options(parser: argparse.ArgumentParser, games_help: str) -> None
                         help="processes to play in (default: all CPU cores; with --backend ray, the cluster's)")
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
                         help="play in local processes, or as Ray tasks on the cluster at RAY_ADDRESS (else a Ray "
-                             "runtime on this machine; needs pip install -e '.[ray]'); the same results (default local)")
+                             "runtime on this machine; needs pip install -e '.[ray]'); the same results "
+                             "(default local)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -168,8 +169,8 @@ def _build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--out-dir", metavar="DIR", default="tournament",
                       help="where to write ratings.json, ratings.csv and ratings.png (default ./tournament)")
     tour.add_argument("--intervals", choices=("bootstrap", "fisher"), default="bootstrap",
-                      help="rating intervals: percentiles of a Bayesian bootstrap over mirrored pairs, or Wald intervals "
-                           "from the Fisher information (default bootstrap)")
+                      help="rating intervals: percentiles of a Bayesian bootstrap over mirrored pairs, or Wald "
+                           "intervals from the Fisher information (default bootstrap)")
     tour.add_argument("--bootstrap", type=_positive_int, default=1000, metavar="N",
                       help="bootstrap samples (default 1000)")
     tour.add_argument("--prior", type=_non_negative_float, default=1.0, metavar="G",

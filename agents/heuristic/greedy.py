@@ -1,22 +1,18 @@
 """``greedy``: a strong, deterministic one-ply heuristic player.
 
-Everything is read from the observation (:func:`agents.tactics.read_seen`, as
-:func:`ginenv.decode` reads it); "deadwood" is always the least deadwood over all meld
-arrangements (R7).  Each rule is one compiled function of :mod:`agents.tactics`, shared
-with the ``montecarlo`` rollouts; :meth:`GreedyAgent.act_batch` decides a whole batch in one
-compiled call.  Cards *out of the opponent's reach* are my hand and the discard pile;
-*unseen* cards are the others, minus the cards the opponent is known to hold (taken from
-the pile, still held).
+Everything is read from the observation (:func:`agents.tactics.read_seen`); "deadwood" is
+always the least deadwood over all meld arrangements (R7).  Each rule is one compiled
+function of :mod:`agents.tactics`, shared with the ``montecarlo`` rollouts.  Cards *out of
+the opponent's reach* are my hand and the discard pile; *unseen* cards are the others, minus
+the cards the opponent is known to hold (taken from the pile, still held).
 
-**Danger** of discarding card ``c`` is an estimate of the chance that ``c`` completes a
-meld in the opponent's hand.  Each card gets a probability ``p`` of being in the opponent's
-hand: 1 for the cards they are known to hold, 0 for cards out of their reach, else
-``hidden / unseen`` (their cards not known to me over the unseen count), halved for each
-card of the same rank or of the same suit one rank away that they discarded or declined
-("counts for" discarding).  ``danger(c) = 1 - prod(1 - p(a) p(b))`` over the pairs
-``{a, b}`` that make a 3-card meld with ``c`` (the three same-rank pairs and up to three
-run pairs).  So cards matching or adjacent to what they hold count against discarding, and
-a card that no possible meld can use (a *dead* card) has danger 0.
+**Danger** of discarding card ``c`` estimates the chance that ``c`` completes a meld in the
+opponent's hand.  Each card gets a probability ``p`` of being in that hand: 1 for the cards
+they are known to hold, 0 for cards out of their reach, else ``hidden / unseen`` (their
+cards not known to me over the unseen count), halved for each card of the same rank or of
+the same suit one rank away that they discarded or declined.  ``danger(c) = 1 - prod(1 -
+p(a) p(b))`` over the pairs ``{a, b}`` that make a 3-card meld with ``c`` (the three
+same-rank pairs and up to three run pairs); a *dead* card (no possible meld) has danger 0.
 
 Exact policy:
 
@@ -26,7 +22,7 @@ Exact policy:
   card may not be discarded, R12).  Take the face-up card only if it strictly lowers the
   best deadwood (``after < now``) and, by ``take``:
   ``"meld"`` (default) it belongs to some meld of ``hand + card``;
-  ``"lower"`` nothing more (the brief's literal rule).
+  ``"lower"`` nothing more.
   Otherwise pass (first offer) or draw from the stock.
 * **Discard** the legal card with the smallest key
   ``(score, danger, -value, -potential, card id)`` where
@@ -35,8 +31,8 @@ Exact policy:
     danger_weight * danger``: *prospect* is the mean, over the unseen cards, of the least
     deadwood after drawing that card and discarding optimally (one stock draw ahead);
     *residual* is the deadwood of the 10 cards kept;
-  - with ``lookahead=False``, ``score = residual`` (the brief's literal order: least
-    residual deadwood, then least danger, then highest value);
+  - with ``lookahead=False``, ``score = residual`` (least residual deadwood, then least
+    danger, then highest value);
   - *potential*: my other cards of the same rank or of the same suit within two ranks
     (keep the card with more of them); the card id makes the order total (deterministic).
 * **Knock** when a knock action is legal and the least deadwood a knock discard leaves is
@@ -52,14 +48,11 @@ Exact policy:
 
 Defaults: ``take="meld"``, ``lookahead=True``, ``residual_weight=0``, ``danger_weight=5``,
 ``knock_early=10``, ``knock_late=10``, ``behind_zone=25``, ``behind_gap=25``,
-``behind_bonus=10``.  With ``knock_early = knock_late = 10`` the threshold is the hand's
-knock limit whatever the stock and score: knock as soon as allowed.  Greedy keeps one
-schedule whatever the observed rules; pass another by spec for rules where undercuts cost
-more (``montecarlo``'s schedule follows the observed rules).  How these defaults were chosen
-is in ``benchmarks/README.md`` (development runs).
-
-Every number is a constructor parameter, settable by spec, e.g.
-``make_agent("greedy:knock_early=6,knock_late=0,danger_weight=0")``.
+``behind_bonus=10``: the threshold is the hand's knock limit whatever the stock and score
+(knock as soon as allowed), under every ruleset; pass another schedule by spec where
+undercuts cost more.  Every number is a constructor parameter, settable by spec, e.g.
+``make_agent("greedy:knock_early=6,knock_late=0,danger_weight=0")``.  The runs behind
+these defaults are in ``docs/experiments/baselines.md``.
 
 >>> import ginenv
 >>> env = ginenv.env(); env.reset(seed=0)

@@ -18,8 +18,8 @@ the rules are the compiled helpers of :mod:`agents.tactics`, shared with ``greed
   limit".
 
 Neller's player also refuses to repeat an identical (drawn card, discard) pair within a
-hand; the project brief does not ask for that rule and it is not implemented (the engine's
-``max_turns_per_hand`` safeguard ends the rare endless exchange).
+hand; that rule is not implemented (the engine's ``max_turns_per_hand`` safeguard ends the
+rare endless exchange).
 
 >>> import ginenv
 >>> env = ginenv.env(); env.reset(seed=0)

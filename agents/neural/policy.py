@@ -2,12 +2,12 @@
 
 The network reads the observation by its named pieces (:data:`ginenv.game.encoding.SLICES`):
 
-* **card channels** (13 per card): for every card, the eight card pieces (``hand``,
+* **card channels** (15 per card): for every card, the eight card pieces (``hand``,
   ``top_discard``, ``pile_rest``, ``my_discards``, ``opp_discards``, ``opp_picked``,
   ``opp_declined``, ``no_discard``), two recency values from the ordered history (how
   recently I / the opponent discarded it: ``1 - i / 32`` for history row ``i``, else 0) and
-  three rule-derived numbers of my own cards (:mod:`agents.neural.features`: deadwood after
-  discarding it, run pairs, set mates);
+  five rule-derived numbers (:mod:`agents.neural.features`: deadwood after discarding it,
+  run pairs, set mates, danger, prospect);
 * **context** (40 numbers): phase, turn, dealer, knock limit, episode kind, doubling, the
   rules, stock size, history length, scores, hands won, my deadwood now and with the
   face-up card taken.
@@ -201,7 +201,7 @@ class PolicyNet(nn.Module):
         cards = features[:, :CARD_CHANNELS * 52].reshape(-1, CARD_CHANNELS, 52).transpose(1, 2)   # [B, 52, C]
         z = torch.relu(self.card_in(cards) + self.card_embedding + self.card_context(h).unsqueeze(1))
         per_card = self.card_out(torch.relu(self.card_hidden(z)))                                # [B, 52, 2]
-        other = self.other_out(h)                                                               # draw, take, pass, big gin
+        other = self.other_out(h)                                                   # draw, take, pass, big gin
         logits = torch.cat([other[:, :3], per_card[..., 0], per_card[..., 1], other[:, 3:]], dim=1)
         return logits, value
 

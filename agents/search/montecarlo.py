@@ -2,7 +2,8 @@
 fast rollouts (the strongest baseline).
 
 Exact policy, everything read from the observation (:func:`ginenv.decode`, the rules
-included), the rules of :mod:`agents.tactics` and the positions of :mod:`agents.search.positions`:
+included), with the rules of :mod:`agents.tactics` and the positions of
+:mod:`agents.search.positions`:
 
 * A single legal action is played at once; **big gin** when legal, then **gin** (a knock
   leaving no deadwood) when legal, are played without search.
@@ -13,32 +14,26 @@ included), the rules of :mod:`agents.tactics` and the positions of :mod:`agents.
   deal, falling to gin only when the stock runs out — else ``(10, 10)``, knock as soon as
   allowed.  ``guide``: another agent's choice instead (e.g. ``"ppo"``: the search then
   improves on a trained policy); the candidates below are still greedy's.
-* **Candidates** (``search`` picks the decisions searched, default all three), greedy
-  guide's choice first, duplicates removed.  ``t`` (offer / draw): the other of take the
-  face-up card / pass or draw, where taking is a candidate only when it lowers my least
-  deadwood (:func:`agents.tactics.lowers`).  ``k``: the knock leaving the least deadwood when a knock is
-  legal (and, when the guide knocks, the best plain discard).  ``d``: the ``candidates``
-  best plain discards in greedy's order without lookahead (least deadwood left, then
-  danger, value, …; :func:`agents.tactics.rank_discards`).
-  A decision with one candidate is not searched.
+* **Candidates** (``search`` picks the decisions searched, default all three), the guide's
+  choice first, duplicates removed.  ``t`` (offer / draw): the other of take the face-up
+  card / pass or draw, taking only when it lowers my least deadwood
+  (:func:`agents.tactics.lowers`).  ``k``: the knock leaving the least deadwood when a knock
+  is legal (and, when the guide knocks, the best plain discard).  ``d``: the ``candidates``
+  best plain discards in greedy's order without lookahead
+  (:func:`agents.tactics.rank_discards`).  A decision with one candidate is not searched.
 * **Sampling** (:meth:`MonteCarloAgent.samples_of`).  ``samples`` times: deal the cards I
   cannot see (all but my hand, the discard pile and the opponent's known picks) into the
-  opponent's hidden cards (10 minus the known ones) and a stock of the observed size, in a
-  full hand that shows me exactly my observation (:func:`agents.search.positions.position`: my seat,
-  the phase, the card I may not discard, the opponent's known picks, discards and declines,
-  the history, the knock limit, the doubling and the ruleset).
+  opponent's ``hidden`` cards (10 minus its known picks) and a stock of the observed size,
+  in a full hand that shows me exactly my observation (:func:`agents.search.positions.position`).
   ``prior="kept"`` (default): the opponent has drawn about ``k = max(0, opponent discards -
   known picks)`` stock cards, so it is dealt ``hidden`` random unknown cards and then draws
-  ``k`` more one at a time, each time dropping the card that leaves the least deadwood
-  (:func:`agents.search.playout.improved`; never a known pick) — its hand has improved for as many
-  turns as it played; the cards it does not hold go back into a reshuffled stock.
-  ``"uniform"``: a uniform deal.
-* **Rollouts** (:func:`agents.search.playout.evaluate`, compiled): every candidate is applied to
-  every sampled hand (common random numbers) and the hand is played to its end by the
-  rollout policy of :mod:`agents.search.playout` for both seats (take a face-up card that makes a
-  meld and lowers the deadwood, else draw; discard the card leaving the least deadwood;
-  gin and big gin always); I (seat 0) knock by the same schedule as the guide, the
-  opponent as soon as the knock limit allows (as ``greedy`` does).  Value (``value``):
+  ``k`` more one at a time, each time dropping the card that leaves the least deadwood (never
+  a known pick; :func:`agents.search.playout.improved`); the cards it does not hold go back
+  into a reshuffled stock.  ``"uniform"``: a uniform deal.
+* **Rollouts** (:func:`agents.search.playout.evaluate`, compiled): every candidate is applied
+  to every sampled hand (common random numbers) and the hand is played to its end by the
+  rollout policy of :mod:`agents.search.playout` for both seats; I (seat 0) knock by the
+  guide's schedule, the opponent as soon as the knock limit allows.  Value (``value``):
   ``"points"`` (default), the hand's points under the observed ruleset from my side (+ won,
   - lost, 0 dead); ``"game"``, in a game to a target, the chance of winning the game from
   the running scores that hand leaves (:mod:`agents.search.equity`; hand points in hand mode).
@@ -49,11 +44,9 @@ included), the rules of :mod:`agents.tactics` and the positions of :mod:`agents.
 Parameters (by spec, e.g. ``"montecarlo:samples=128"``): ``samples`` (default 256),
 ``candidates`` (default 6), ``margin`` (default 1.0), ``search`` (default ``"tkd"``),
 ``prior`` (default ``"kept"``), ``value`` (default ``"points"``), ``knock_early`` /
-``knock_late`` (default by ruleset, above), ``guide`` (default ``None``: greedy).  The
-ruleset is read from the observation.
-
-Its strength against ``greedy`` is in the README; the development runs behind these
-defaults are in ``benchmarks/README.md``.
+``knock_late`` (default by ruleset, above), ``guide`` (default ``None``: greedy).  Its
+strength is in ``docs/agents.md``; the runs behind these defaults are in
+``docs/experiments/baselines.md``.
 
 >>> import ginenv
 >>> env = ginenv.env(); env.reset(seed=0)

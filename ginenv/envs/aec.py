@@ -5,7 +5,7 @@ rewards and the end of a hand or game in :mod:`ginenv.envs.episode` (shared with
 API), the observation in :mod:`ginenv.game.encoding`, the text view in :mod:`ginenv.game.render`.
 
 Agents ``player_0`` and ``player_1`` (seat 0 / 1).  Each observation is a dict:
-``"observation"`` (float32 vector, layout in :mod:`ginenv.game.encoding` and the README) and
+``"observation"`` (float32 vector, layout in :mod:`ginenv.game.encoding` and docs/environment.md) and
 ``"action_mask"`` (int8[108], all zero for the agent not to act).
 
 Infos, for both agents after ``reset`` and every step:
@@ -40,10 +40,9 @@ same agent again.  Whether an action is legal is the game's call
 ``raw_env.hand`` is the current hand's *true* state (a :class:`~ginenv.game.hand.HandState`:
 both hands, the stock order), for tools and tests only: rendering, logs and replays, and
 the tests that check each observation against the truth.  Agents must never read it; the
-drivers here (:mod:`train.evaluation.evaluate`, :class:`~ginenv.envs.single_agent.SingleAgentGinEnv`,
+drivers (:mod:`train.evaluation.evaluate`, :class:`~ginenv.envs.single_agent.SingleAgentGinEnv`,
 :class:`~ginenv.envs.batched.BatchedGinEnv`) give an agent nothing but its observation dict.
-It stays public, as PettingZoo's classic envs expose their ``board``: a leading
-underscore would not hide it in Python, and tools would only reach for a private name.
+It is public, as PettingZoo's classic envs expose their ``board``.
 
 Rewards (zero-sum):
 
@@ -321,10 +320,11 @@ def checked_reset_options(options: Any, allowed: tuple[str, ...] = (*RESET_OPTIO
     """``reset``'s options, checked: None (no options) or a dict whose keys are all in
     ``allowed``; a key that is not is a ``ValueError`` naming it and the allowed keys.
 
-    >>> checked_reset_options({"score": [1, 2]})
+    >>> checked_reset_options({"score": [1, 2]})  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    ValueError: options: unknown key 'score' (did you mean 'scores'?); allowed keys: ['deal', 'scores', 'hands_won', 'options']
+    ValueError: options: unknown key 'score' (did you mean 'scores'?);
+        allowed keys: ['deal', 'scores', 'hands_won', 'options']
     """
     shown = list(allowed) if allowed else "none"
     if options is None:

@@ -192,7 +192,8 @@ class EpisodeSpec:
             raise ValueError(f"episode must be one of {EPISODES}, got {self.episode!r}")
         if self.reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {self.reward_mode!r}")
-        object.__setattr__(self, "reward_scale", checked_float("reward_scale", self.reward_scale, 0.0, MAX_REWARD_SCALE))
+        object.__setattr__(self, "reward_scale",
+                           checked_float("reward_scale", self.reward_scale, 0.0, MAX_REWARD_SCALE))
 
     @classmethod
     def build(cls, ruleset: Ruleset | str | None = "pagat", episode: str = "hand", reward_mode: str = "points",

@@ -266,7 +266,8 @@ class GymVectorGinEnv(VectorEnv):
         for i, info in record.final.items():
             put_infos(infos.setdefault("final_info", {}), info, i, self.num_envs)
             put_infos(infos, {}, i, self.num_envs, "_final_info", "_final_obs")
-            infos.setdefault("final_obs", np.zeros((self.num_envs, OBSERVATION_SIZE), np.float32))[i] = record.final_obs[i]
+            final_obs = infos.setdefault("final_obs", np.zeros((self.num_envs, OBSERVATION_SIZE), np.float32))
+            final_obs[i] = record.final_obs[i]
         return infos
 
 

@@ -18,9 +18,8 @@ version follows the observation's (``gin_rummy_v1``).  The ids set
 ``illegal_action="terminate"``: an illegal action ends the episode with ``illegal_reward``
 instead of raising, so generic tools that step ``action_space.sample()`` (Gymnasium's
 ``check_env``) work; with action masking no illegal action is ever played.  ``make`` adds
-no wrappers (the env refuses ``step`` before ``reset`` itself, and the test suite runs
-Gymnasium's checker on it), so ``gymnasium.make(id)`` is the env and ``check_env`` on it
-has nothing to warn about.
+no wrappers (the env itself refuses ``step`` before ``reset``): ``gymnasium.make(id)`` is
+the env.
 
 >>> import gymnasium
 >>> env = gymnasium.make("GinRummy-greedy-v1")

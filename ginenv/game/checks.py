@@ -81,6 +81,7 @@ def checked_seed(value: Any, name: str = "seed") -> Optional[int]:
 
 def checked_flag(name: str, value: Any) -> bool:
     """``value`` as a bool: ``True``/``False`` or a numpy bool, nothing else ("no" is not false)."""
-    if not (isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool" and getattr(value, "shape", None) == ()):
+    if not (isinstance(value, bool)
+            or str(getattr(value, "dtype", "")) == "bool" and getattr(value, "shape", None) == ()):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)

@@ -152,7 +152,7 @@ def apply(row: np.ndarray, action: int, max_turns: int) -> int:
     keep = ~(1 << card)
     row[HAND + seat] &= keep
     row[PICKED + seat] &= keep
-    if action >= KNOCK_BASE:  # face down (R16)
+    if action >= KNOCK_BASE:  # face down (R14)
         row[KNOCKER], row[KNOCK_DISCARD] = seat, card
         _finish(row, ENDED_SHOWDOWN)
         return ENDED_SHOWDOWN

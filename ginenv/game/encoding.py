@@ -329,7 +329,7 @@ def decode(observation: Any) -> ObservationView:
 
 
 def layout_table() -> str:
-    """The layout as a Markdown table (slice -> meaning), as in the README."""
+    """The layout as a Markdown table (slice -> meaning), as in docs/environment.md."""
     lines = ["| slice | name | encoding | meaning |", "|---|---|---|---|"]
     for p in LAYOUT:
         s = SLICES[p.name]

@@ -287,7 +287,8 @@ class HandState:
     def is_legal(self, action: Any) -> bool:
         """Whether ``action`` is legal now (never raises)."""
         action_id = plain_int(action)
-        return action_id is not None and 0 <= action_id < NUM_ACTIONS and bool(self.legal_action_bits() >> action_id & 1)
+        return (action_id is not None and 0 <= action_id < NUM_ACTIONS
+                and bool(self.legal_action_bits() >> action_id & 1))
 
     def _why_illegal(self, action: Any) -> str:
         """Why an illegal action is illegal, in words."""

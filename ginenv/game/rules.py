@@ -1,4 +1,4 @@
-"""Rulesets: every parameter of the RULES.md variant table, as a frozen value.
+"""Rulesets: every parameter of the ruleset table of docs/rules.md, as a frozen value.
 
 >>> r = Ruleset.preset("classic25")
 >>> r.gin_bonus, r.big_gin, r.next_dealer
@@ -32,7 +32,7 @@ BONUSES = ("gin_bonus", "undercut_bonus", "big_gin_bonus", "game_bonus", "box_bo
 
 @dataclass(frozen=True)
 class Ruleset:
-    """One named, documented rules configuration (RULES.md "Variants")."""
+    """One named, documented rules configuration (docs/rules.md, "Rulesets")."""
 
     name: str = "pagat"
     """Preset this ruleset derives from (informational; overrides keep the name)."""

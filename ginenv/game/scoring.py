@@ -6,7 +6,7 @@ or big gin, straight from its row; :func:`ginenv.game.result.hand_result` builds
 functions on lists below (``layoff_options``, ``best_defence``, ``layable_unseen``,
 ``knocker_arrangement``) are the same compiled code for Python callers.
 
-Worked example of RULES.md: a knock with 7 against a defender holding 11 who lays off
+A worked example of docs/rules.md: a knock with 7 against a defender holding 11 who lays off
 a card onto the knocker's run and ends on 5 is an undercut worth 7 - 5 + 10.
 
 >>> from ginenv.game.melds import mask_of

@@ -184,7 +184,8 @@ def test_renaming_the_suits_of_a_position_renames_its_features_masks_and_actions
     obs, masks, actions = (np.concatenate(parts) for parts in zip(*seen))
     maps = suit_permutations()
     pick = torch.from_numpy(rng.integers(24, size=len(obs)))
-    features, moved_masks, moved_actions = permute_suits(card_features(torch.from_numpy(obs)), torch.from_numpy(masks > 0),
+    features = card_features(torch.from_numpy(obs))
+    features, moved_masks, moved_actions = permute_suits(features, torch.from_numpy(masks > 0),
                                                          torch.from_numpy(actions), maps[pick])
     for i in range(0, len(obs), 97):
         card_map = maps[pick[i]].numpy()

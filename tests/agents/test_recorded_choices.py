@@ -1,6 +1,6 @@
-"""The agents choose exactly what they chose before their rewrites: ``greedy`` (several
-parameter sets), ``simple`` (seeded by the decision's index) and ``montecarlo`` on every
-recorded observation of ``tests/data/recorded_choices.npz`` (see ``recorded_choices.py``)."""
+"""The agents choose exactly the recorded choices: ``greedy`` (several parameter sets), ``simple``
+(seeded by the decision's index) and ``montecarlo`` on every recorded observation of
+``tests/data/recorded_choices.npz`` (see ``recorded_choices.py``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -37,7 +37,6 @@ def test_simple_chooses_as_recorded() -> None:
 
 
 def test_montecarlo_chooses_as_recorded() -> None:
-    """Recorded with ``ruleset=`` set to the game's ruleset, which montecarlo now reads from
-    the observation."""
+    """montecarlo reads the game's ruleset from the observation."""
     spec = "montecarlo:samples=8"
     assert _mismatches(spec, lambda i: make_agent(spec, seed=i).act(_observation(i))) == []

@@ -275,7 +275,7 @@ def test_agents_spaces_and_mask_dtype():
 
 
 def _independent_legal(hand, rules) -> list[int]:
-    """Legal ids from RULES.md (R11-R16) and the public deadwood(), not the engine's move generator."""
+    """Legal ids from the rules (R11-R16) and the public deadwood(), not the engine's move generator."""
     seat = hand.current_player
     if hand.is_over:
         return []
@@ -340,7 +340,7 @@ def _meld_rich_deal(rng: np.random.Generator) -> dict[str, Any]:
 
 
 def test_R14_R16_masks_in_knockable_positions():
-    """Positions built to be near gin: knock, gin and big-gin ids in the mask match RULES.md."""
+    """Positions built to be near gin: knock, gin and big-gin ids in the mask match the rules."""
     rng = np.random.default_rng(2024)
     seen = {"knock": 0, "gin": 0, "big_gin": 0}
     for i in range(300):

@@ -1,4 +1,4 @@
-"""Seeded fuzz of the batched env (issue 11): random hands in every ruleset and episode mode,
+"""Seeded fuzz of the batched env: random hands in every ruleset and episode mode,
 with illegal actions mixed in.  After every step: each game's 52 cards are all in place once,
 each mask is exactly the hand's legal actions, rewards are zero-sum and agree with the
 hand's result; an illegal action raises and changes no game.  One short run repeats this
@@ -86,8 +86,10 @@ def _fuzz(ruleset: str, episode: str, games: int, steps: int) -> None:
 
 def test_fuzz_with_bounds_checked_kernels(tmp_path):
     """A kernel indexing outside an array raises instead of reading or writing memory."""
-    code = "import test_batched_fuzz as fuzz; fuzz._fuzz('oklahoma', 'game', 4, 400); fuzz._fuzz('classic25', 'hand', 4, 400)"
+    code = ("import test_batched_fuzz as fuzz; "
+            "fuzz._fuzz('oklahoma', 'game', 4, 400); fuzz._fuzz('classic25', 'hand', 4, 400)")
+    path = [str(Path(__file__).parent), str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path),
-           "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")])}
+           "PYTHONPATH": os.pathsep.join(path)}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]

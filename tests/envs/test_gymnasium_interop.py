@@ -2,7 +2,6 @@
 ``make_vec``, Gymnasium's checker without warnings, and MaskablePPO through the SB3 adapter."""
 from __future__ import annotations
 
-import inspect
 import warnings
 
 import gymnasium as gym
@@ -10,7 +9,6 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from ginenv import raw_env  # importing ginenv registers the ids
 from ginenv.envs.gym_vector import GymVectorGinEnv
 from ginenv.envs.registration import OPPONENTS
 from ginenv.envs.single_agent import SingleAgentGinEnv
@@ -51,8 +49,6 @@ def test_make_vec_gives_the_batched_vector_env(mode):
     assert obs.shape == (5, 2150) and infos["action_mask"].shape == (5, 108)
 
 
-@pytest.mark.skipif("info_lists" not in inspect.signature(raw_env).parameters,
-                    reason="needs raw_env(info_lists=...), issue 12's fixed-shape infos")
 def test_make_vec_sync_runs_many_envs_with_fixed_shape_infos():
     """Gymnasium's SyncVectorEnv stacks infos key by key: with ``info_lists=False`` every
     value has one type and shape, so many envs ending hands in the same step stack."""

@@ -177,7 +177,8 @@ def test_parallel_env_raises_on_an_illegal_action_by_default_and_changes_nothing
     with pytest.raises(IllegalActionError):
         parallel.step({"player_1": BIG_GIN})
     assert parallel.agents == list(AGENTS) and parallel.aec.agent_selection == "player_1"
-    np.testing.assert_array_equal(parallel.aec.observe("player_1")["observation"], observations["player_1"]["observation"])
+    np.testing.assert_array_equal(parallel.aec.observe("player_1")["observation"],
+                                  observations["player_1"]["observation"])
 
 
 def test_parallel_env_renders_the_aec_text():
@@ -300,7 +301,8 @@ def test_info_lists_keeps_the_contract_dicts_beside_the_summary_which_gives_them
         if "game_result" in listed:
             game, summary = listed["game_result"], fixed["game_summary"]
             assert AGENTS[summary["winner"]] == game["winner"]
-            assert all(summary[key].tolist() == game[key] for key in ("scores", "hands_won", "box_bonus", "final_scores"))
+            assert all(summary[key].tolist() == game[key]
+                       for key in ("scores", "hands_won", "box_bonus", "final_scores"))
 
 
 @settings(max_examples=20, deadline=None)

@@ -1,4 +1,4 @@
-"""The flow of one hand (RULES.md R9-R16, R25), illegal actions, knowledge tracking,
+"""The flow of one hand (R9-R16, R25 of docs/rules.md), illegal actions, knowledge tracking,
 the event log and the turn safeguard, on exact positions built by deal injection.
 
 Expected values are derived by hand in the comments next to each position.

@@ -1,7 +1,7 @@
 """The game to the target (R26-R28): game, shutout and box bonuses, the next dealer,
 ``game_result``/``next_dealer`` directly and ``MatchState`` end to end.
 
-Expected numbers are derived by hand in comments from RULES.md, never copied from
+Expected numbers are derived by hand in comments from docs/rules.md, never copied from
 the engine.
 """
 from __future__ import annotations
@@ -86,7 +86,7 @@ def greedy_action(match: MatchState) -> int:
 
 
 def expected_final(rules: Ruleset, scores, hands_won) -> tuple[int, int]:
-    """RULES.md R26-R27 and the shutout modes, written out independently."""
+    """R26-R27 and the shutout modes, written out independently."""
     winner = 0 if scores[0] >= rules.target else 1
     shutout = scores[1 - winner] == 0
     final = [scores[i] + rules.box_bonus * hands_won[i] for i in (0, 1)]

@@ -436,7 +436,7 @@ def test_best_melds_preserves_form(hand):
 
 
 def test_any_iterable_is_accepted():
-    # a generator must not be consumed twice (regression: deadwood() used to return 0 here)
+    # a generator must not be consumed twice
     assert deadwood(c for c in ["7H", "8H", "9H", "KS"]) == 10
     assert deadwood(iter([32, 33, 34, 51])) == 10
     assert deadwood({"7H", "8H", "9H", "KS"}) == 10

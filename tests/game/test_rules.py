@@ -1,4 +1,4 @@
-"""Rulesets: the presets against the RULES.md variant table, per-parameter overrides,
+"""Rulesets: the presets against the ruleset table of docs/rules.md, per-parameter overrides,
 validation (a ``ValueError`` naming the parameter and what is allowed), immutability
 and the ``to_dict``/``from_dict`` round trip.
 """
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ginenv import PRESETS, Ruleset
 from ginenv.game.rules import resolve_ruleset
 
-# RULES.md "Variants", transcribed column by column (big_gin_bonus 31 is the table's
+# The ruleset table of docs/rules.md, transcribed column by column (big_gin_bonus 31 is the table's
 # "on, 31"; it is kept at 31 where big gin is off).
 VARIANT_TABLE = {
     "pagat": dict(knock_limit=10, gin_bonus=20, undercut_bonus=10, big_gin=False, big_gin_bonus=31, target=100,
@@ -104,7 +104,7 @@ def test_default_ruleset_is_pagat():
 
 
 def test_seed_001_is_classic25_with_two_overrides():
-    # RULES.md: seed 001 = classic25 with box_bonus=20, shutout_mode="bonus"
+    # the "seed 001" variant: classic25 with box_bonus=20, shutout_mode="bonus"
     rules = Ruleset.preset("classic25", box_bonus=20, shutout_mode="bonus")
     assert (rules.gin_bonus, rules.undercut_bonus, rules.box_bonus, rules.shutout_mode) == (25, 25, 20, "bonus")
 

@@ -1,4 +1,4 @@
-"""Showdown and hand scoring: R17-R24, the worked examples of RULES.md, Oklahoma
+"""Showdown and hand scoring: R17-R24, the worked examples of docs/rules.md, Oklahoma
 doubling and the ``hand_result`` dict of the public contract.
 
 Positions are built by deal injection: the non-dealer (the knocker) and the dealer

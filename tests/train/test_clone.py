@@ -146,7 +146,8 @@ def test_dagger_positions_come_from_the_driver_and_labels_from_the_agent():
     _, actions = record_chunk((rec, 0, None))
     assert actions.shape == (2, rec.steps, rec.num_envs)
     played, labels = actions
-    teacher, driver = make_agent("simple", seed=derive_seed(rec.seed, 5, 0)), make_agent("random", seed=derive_seed(rec.seed, 10, 0))
+    teacher = make_agent("simple", seed=derive_seed(rec.seed, 5, 0))
+    driver = make_agent("random", seed=derive_seed(rec.seed, 10, 0))
     venv = rec.env(0)
     obs, masks, _ = venv.reset()
     for t in range(rec.steps):
@@ -167,7 +168,8 @@ def test_dagger_against_an_opponent_labels_only_the_drivers_positions():
     _, actions = record_chunk((rec, 0, None))
     played, labels = actions
     teacher = make_agent("simple", seed=derive_seed(rec.seed, 5, 0))
-    driver, opponent = make_agent("random", seed=derive_seed(rec.seed, 10, 0)), make_agent("greedy", seed=derive_seed(rec.seed, 12, 0))
+    driver = make_agent("random", seed=derive_seed(rec.seed, 10, 0))
+    opponent = make_agent("greedy", seed=derive_seed(rec.seed, 12, 0))
     venv = rec.env(0)
     obs, masks, to_act = venv.reset()
     seats, positions = np.arange(rec.num_envs) % 2, []
@@ -254,8 +256,8 @@ def test_a_dagger_round_may_have_its_own_labeller_episode_and_size(tmp_path):
 
 
 @pytest.mark.parametrize("value", ["[]", "[random, nonsense]", "[{agent: greedy}]", "[{driver: random, colour: red}]",
-                                   "[{driver: random, episode: match}]", "[{driver: random, decisions: 0}]", "[{driver: random, chunk: 0.5}]",
-                                   "[{driver: random, agent: nonsense}]", "[3]"])
+                                   "[{driver: random, episode: match}]", "[{driver: random, decisions: 0}]",
+                                   "[{driver: random, chunk: 0.5}]", "[{driver: random, agent: nonsense}]", "[3]"])
 def test_dagger_drivers_are_checked(value):
     from train.training.config import ConfigError
 
@@ -293,7 +295,8 @@ def test_held_out_agreement_is_scored_and_augmented_cloning_learns():
     assert metrics["held_out_accuracy"] > 0.6  # a uniform legal choice agrees about a third of the time
 
 
-@pytest.mark.parametrize("key, value", [("clone.knock_weight", "0"), ("clone.augment", "2"), ("clone.chunk", "0"), ("clone.workers", "0"), ("clone.cache", "''")])
+@pytest.mark.parametrize("key, value", [("clone.knock_weight", "0"), ("clone.augment", "2"), ("clone.chunk", "0"),
+                                        ("clone.workers", "0"), ("clone.cache", "''")])
 def test_bad_clone_settings_are_named(key, value):
     from train.training.config import ConfigError
 

@@ -157,7 +157,8 @@ def test_choosing_ray_without_it_says_how_to_install(monkeypatch, capsys):
 
 
 def test_the_package_never_imports_ray():
-    modules = "train.training.ppo, train.cli, train.evaluation.evaluate, train.evaluation.tournament, train.training.shards, train.training.ray_pool, train.training.config"
+    modules = ("train.training.ppo, train.cli, train.evaluation.evaluate, train.evaluation.tournament, "
+               "train.training.shards, train.training.ray_pool, train.training.config")
     code = f"import sys, {modules}; sys.exit('ray' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
 

@@ -231,7 +231,8 @@ def screen(view: ObservationView, mask: np.ndarray, names: Sequence[str], seat: 
         lines[0] += f" | score: you {view.scores[0]}, {other} {view.scores[1]} (game to {view.target})"
     lines.extend(news)
     if view.opp_picked or view.opp_declined:
-        lines.append(f"{other} holds from the pile: {_cards(view.opp_picked)} | passed over: {_cards(view.opp_declined)}")
+        lines.append(f"{other} holds from the pile: {_cards(view.opp_picked)} "
+                     f"| passed over: {_cards(view.opp_declined)}")
     lines.append(f"pile: {_top(view)} on top, {len(view.pile_rest)} under it | stock: {view.stock_size} cards")
     lines.append(f"your hand: {arranged(mask_of(view.hand))}")
     lines.append(f"your move: {choices_text(view, mask)}")

@@ -3,15 +3,14 @@
 The agent (``clone.agent``, any spec of :func:`agents.make_agent`) plays both seats of
 ``env.num_envs`` games on the batched env, in chunks of ``clone.chunk`` decisions, until
 ``clone.decisions`` decisions are recorded (``clone.workers`` processes record chunks side by
-side; a slow agent such as ``montecarlo`` is worth it, and the kept chunks let a killed
-recording resume).  With ``clone.dagger`` (DAgger), ``clone.dagger_decisions`` more decisions
-come from games that the ``clone.dagger`` agent (an earlier clone) plays while ``clone.agent``
-labels every position with its own choice; a list of drivers (DAgger rounds: each clone drives
-the next round) gives that many such recordings, each on deals of its own, and a driver
-``"A vs B"`` plays against ``B``, only its own positions labelled.  The policy then minimises the cross-entropy of the agent's actions under the masked policy
-(:class:`agents.neural.masked.MaskedCategorical`) for ``clone.epochs`` passes, and the value head
-regresses the seat's discounted return where the episode ended within its chunk (so PPO
-starts with a sensible critic).
+side; the kept chunks let a killed recording resume).  With ``clone.dagger`` (DAgger),
+``clone.dagger_decisions`` more decisions come from games that a driver (an earlier clone)
+plays while ``clone.agent`` labels every position with its own choice; a list of drivers gives
+one such recording per driver, each on deals of its own, and a driver ``"A vs B"`` plays
+against ``B``, only its own positions labelled.  The policy then minimises the cross-entropy of
+the agent's actions under the masked policy (:class:`agents.neural.masked.MaskedCategorical`)
+for ``clone.epochs`` passes, and the value head regresses the seat's discounted return where
+the episode ended within its chunk (so PPO starts with a sensible critic).
 
 >>> from agents.neural.policy import PolicyNet
 >>> from train.training.config import load_config
@@ -109,8 +108,9 @@ class Recording:
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
     def env(self, chunk: int) -> BatchedGinEnv:
-        stream = (6,) if self.driver is None else (9,) if self.round == 0 else (9, self.round)  # DAgger: deals of its own
-        return BatchedGinEnv(self.num_envs, seed=derive_seed(self.seed, *stream, chunk), summaries=False, **self.env_kwargs)
+        stream = (6,) if self.driver is None else (9,) if self.round == 0 else (9, self.round)  # a round's own deals
+        return BatchedGinEnv(self.num_envs, seed=derive_seed(self.seed, *stream, chunk), summaries=False,
+                             **self.env_kwargs)
 
 
 def chunk_path(folder: Optional[Path], k: int) -> Optional[Path]:
@@ -223,7 +223,8 @@ def record(rec: Recording, gamma: float, progress_bar: bool = True, folder: Opti
             with multiprocessing.get_context("spawn").Pool(min(workers, len(missing))) as pool:
                 collect(pool.imap_unordered(record_chunk, missing))
     observe = observe or (lambda obs: obs)
-    parts = [(observe(obs), *rest) for obs, *rest in (replay_chunk(rec, k, actions[k], gamma) for k in range(rec.chunks))]
+    replayed = (replay_chunk(rec, k, actions[k], gamma) for k in range(rec.chunks))
+    parts = [(observe(obs), *rest) for obs, *rest in replayed]
     return join_parts(parts)
 
 
@@ -288,8 +289,8 @@ def fit(net: PolicyNet, data: tuple[Any, ...], cfg: RunConfig, progress_bar: boo
             index = order[start:start + mb]
             features, masks, actions = b_features[index], b_masks[index], b_actions[index]
             if c.augment:
-                features, masks, actions = permute_suits(
-                    features, masks, actions, suit_maps[torch.randint(len(suit_maps), (len(index),), generator=generator)])
+                pick = torch.randint(len(suit_maps), (len(index),), generator=generator)
+                features, masks, actions = permute_suits(features, masks, actions, suit_maps[pick])
             logits, values = net.head(features)
             dist = MaskedCategorical(logits, masks)
             weights = b_weights[index]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import inspect
 import math
+import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, NamedTuple, Optional, Sequence, Union
@@ -93,18 +94,15 @@ class LeagueConfig:
     """Who the learner plays against (:mod:`train.training.league`)."""
 
     opponents: dict = field(default_factory=lambda: {"self": 0.5, "snapshot": 0.2, "simple": 0.2, "random": 0.1})
-    """Sampling weights of opponents per episode: ``self`` (the current policy in both seats, both
-    learn), ``snapshot`` (a frozen past policy) or any agent spec of :func:`agents.make_agent`
-    (``random``, ``simple``, ``greedy``, ``greedy:knock_late=5``...)."""
+    """Sampling weights of opponents per episode: ``self`` (the current policy in both seats), ``snapshot``
+    (a frozen past policy) or any agent spec of :func:`agents.make_agent` (``random``, ``greedy:knock_late=5``...)."""
     snapshot_every: int = 10
     """Updates between frozen snapshots of the learner added to the pool."""
     max_snapshots: int = 10
     """Snapshots kept (the oldest leaves first)."""
     prioritise: float = 0.0
-    """0: sample by the weights.  p > 0: multiply each weight by ``(1 - win rate + 0.05) ** p``
-    (win rates over recent episodes), favouring opponents the learner beats least.  An opponent
-    it beats 97% of the time keeps only 0.08 of its weight against about 0.5 for an even one, so a
-    small weight on ``random`` all but vanishes: set ``prioritise: 0`` to keep the shares as given."""
+    """0: sample by the weights; p > 0: multiply each weight by ``(1 - win rate + 0.05) ** p`` (recent
+    episodes), favouring the opponents the learner beats least (one it nearly always beats all but vanishes)."""
 
 
 @dataclass(frozen=True)
@@ -112,10 +110,8 @@ class ShapingConfig:
     """Optional reward shaping (off by default)."""
 
     deadwood: float = 0.0
-    """Potential-based deadwood shaping: ``phi = -deadwood * reward_scale * deadwood(hand)``
-    for the least deadwood of my (best 10 of) cards; rewards get ``gamma * phi' - phi``
-    between a seat's decisions and ``-phi`` at the end, which leaves the optimal policy
-    unchanged (Ng et al. 1999).  0 switches it off; 1 is one point of reward scale per point."""
+    """Potential-based shaping by ``phi = -deadwood * reward_scale * deadwood(best 10 cards)``, which leaves
+    the optimal policy unchanged (Ng et al. 1999); 0: off, 1: one point of reward scale per point."""
 
 
 @dataclass(frozen=True)
@@ -136,39 +132,25 @@ class CloneConfig:
     workers: int = 1
     """Processes recording chunks side by side (the decisions do not depend on it)."""
     cache: Optional[str] = None
-    """Folder keeping the recorded actions (a few bytes a decision; observations are replayed),
-    in a sub-folder per recording, so an interrupted recording resumes and runs with the same
-    agent, rules, seed and chunking share it; ``null``: the run folder's ``clone/``."""
+    """Folder keeping the recorded actions, a sub-folder per recording (a killed recording resumes, runs
+    of the same recording share it); ``null``: the run folder's ``clone/``."""
     knock_weight: float = 1.0
     """Weight in the cloning loss of the positions where knocking is legal (about 4% of
     decisions, and the costliest to get wrong)."""
     anneal_lr: bool = False
     """Decay the learning rate linearly to 0 over the cloning epochs."""
     augment: bool = False
-    """Rename the suits of each training position at random (one of 24 orders; the rules treat
-    suits alike, so it is as good an example): more positions from the same recording.
-    Needs ``policy.kind: cards``."""
+    """Rename the suits of each training position at random (the rules treat suits alike): more positions
+    from the same recording.  Needs ``policy.kind: cards``."""
     dagger: Optional[Union[str, list[Union[str, dict[str, Any]]]]] = None
-    """Agent spec (usually an earlier clone, ``ppo:path=...``) that plays the games of an extra
-    recording in which ``agent`` only labels each position with its own choice (DAgger): the
-    policy learns what to do in the positions its own mistakes lead to.  A list of specs: one
-    such recording per driver, each on deals of its own (DAgger rounds: add each new clone as
-    the next driver; the earlier recordings are kept).  ``"A vs B"``: ``A`` plays one seat
-    (seat 0 in even-numbered games, seat 1 in odd ones) against ``B`` in the other, and only
-    ``A``'s positions are labelled: the positions the clone meets against an opponent such as
-    ``simple``.  A round may also be a mapping, ``{driver: A, opponent: B, agent: L, episode:
-    game, decisions: N, chunk: C}`` (all but ``driver`` optional): its own labeller (default
-    ``agent``), episode (default ``env.episode``; ``game``: whole games to the target, so the
-    positions carry running scores; a chunk should then hold a few games per env), labelled
-    positions (default ``dagger_decisions``) and chunk (default ``chunk``).
-    ``null``: none."""
+    """DAgger rounds, games whose positions ``agent`` labels: a driver spec (an earlier clone), ``"A vs B"`` (only
+    A's positions), a mapping ``{driver, opponent, agent, episode, decisions, chunk}`` or a list; ``null``: none."""
     dagger_decisions: int = 0
     """Labelled positions of each such extra recording (added to ``decisions``); an ``"A vs B"``
     round plays twice as many decisions, half of them ``B``'s."""
     held_out: int = 0
-    """Chunks of the agent's own recording (its last ones) kept out of training and scored
-    after each epoch: the held-out agreement of the cloning curve (``clone/held_out_accuracy``
-    in TensorBoard).  ``0``: none."""
+    """Chunks of the agent's own recording (its last ones) kept out of training and scored after each
+    epoch (``clone/held_out_accuracy``); ``0``: none."""
 
     @property
     def rounds(self) -> list["DaggerRound"]:
@@ -228,11 +210,8 @@ class RolloutConfig:
     """Where rollouts are collected: in this process, or on Ray actors (:mod:`train.training.shards`)."""
 
     backend: str = "local"
-    """``local``: one collector in the trainer's process.  ``ray``: ``workers`` Ray actors each
-    step their share of ``env.num_envs`` games with a copy of the policy and the league, and
-    return their decisions; the weights are broadcast after every update (needs
-    ``pip install -e '.[ray]'``).  The two backends draw different random numbers: a run is
-    reproducible for a given seed, backend and ``workers``."""
+    """``local``: one collector in the trainer's process; ``ray``: ``workers`` Ray actors, each with a copy of
+    the policy and league (``pip install -e '.[ray]'``).  Reproducible for a given seed, backend and ``workers``."""
     workers: int = 2
     """Ray actors collecting rollouts (``ray`` only); each steps about ``env.num_envs / workers``
     games.  A worker that dies is started again from its last state and its rollout is replayed."""
@@ -240,9 +219,8 @@ class RolloutConfig:
     """CPUs Ray reserves for each worker (``ray`` only); Ray gives torch in a worker that many
     threads (at least one)."""
     address: Optional[str] = None
-    """Ray cluster to join (``ray`` only): ``auto``, ``HOST:6379`` or ``ray://HOST:10001``;
-    ``null``: the ``RAY_ADDRESS`` environment variable, else the cluster ``ray start`` started on
-    this machine, else a new Ray runtime in the trainer's process."""
+    """Ray cluster to join (``ray`` only): ``auto``, ``HOST:6379`` or ``ray://HOST:10001``; ``null``:
+    ``RAY_ADDRESS``, else the cluster ``ray start`` started here, else a Ray runtime in the trainer's process."""
 
 
 @dataclass(frozen=True)
@@ -255,9 +233,8 @@ class RunConfig:
     seed: int = 1
     """Seeds everything (games, sampling, minibatches, opponents); the same seed replays the run."""
     threads: int = 2
-    """Torch CPU threads.  2 is fastest on a 2-core machine that runs nothing else (measured with
-    ``benchmarks/bench_train.py``); use 1 when other work shares the cores, since oversubscribed
-    torch threads slow small batches down many times over."""
+    """Torch CPU threads (2 suits a 2-core machine that runs nothing else); use 1 when other work
+    shares the cores, as oversubscribed threads slow small batches down many times over."""
     checkpoint_every: int = 10
     """Updates between checkpoints."""
     keep_checkpoints: int = 3
@@ -424,8 +401,10 @@ CHECKS: dict[str, Any] = {
     "clone.held_out": _int(0, 10**6),
     "clone.cache": _optional(lambda v: None if isinstance(v, str) and v else "must be a folder path"),
     "eval.every": _int(0, 10**6), "eval.opponents": _specs, "eval.games": _int(2, 10**6),
-    "eval.episode": _choice("hand", "game"), "eval.best_against": lambda v: None if isinstance(v, str) else "must be a string",
-    "rollout.backend": _backend, "rollout.workers": _int(1, 4096), "rollout.cpus_per_worker": _number(0, 1024, open_low=True),
+    "eval.episode": _choice("hand", "game"),
+    "eval.best_against": lambda v: None if isinstance(v, str) else "must be a string",
+    "rollout.backend": _backend, "rollout.workers": _int(1, 4096),
+    "rollout.cpus_per_worker": _number(0, 1024, open_low=True),
     "rollout.address": _optional(lambda v: None if isinstance(v, str) and v else "must be a Ray address"),
 }
 """Key -> check returning an error text (or None); every field of :class:`RunConfig` has one."""
@@ -450,6 +429,40 @@ def field_docs(cls: type = RunConfig, prefix: str = "") -> dict[str, str]:
     return docs
 
 
+def keys_table() -> str:
+    """Every key with its default and its doc as a Markdown table (the one docs/training.md shows).
+
+    >>> keys_table().splitlines()[2]
+    '| `name` | `run` | Run name: outputs go to `OUT/NAME` (`OUT` defaults to `runs`). |'
+    """
+    defaults = to_dict(RunConfig())
+    lines = ["| key | default | meaning |", "|---|---|---|"]
+    for key, doc in field_docs().items():
+        section, _, name = key.rpartition(".")
+        value = defaults[section][name] if section else defaults[name]
+        lines.append(f"| `{key}` | `{_yaml_inline(value)}` | {_markdown(doc)} |")
+    return "\n".join(lines)
+
+
+def _yaml_inline(value: Any) -> str:
+    """``value`` in YAML's inline form (``null``, ``true``, ``[a, b]``, ``{k: v}``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_yaml_inline(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_yaml_inline(v) for v in value) + "]"
+    return str(value)
+
+
+def _markdown(doc: str) -> str:
+    """A field doc as Markdown: reST roles and double backquotes as code, ``|`` escaped for a table cell."""
+    doc = re.sub(r":(?:func|class|mod|meth|data):`~?([^`]+)`", r"``\1``", doc)
+    return doc.replace("``", "`").replace("|", "\\|")
+
+
 _SECTIONS: dict[str, type] = {"env": EnvConfig, "policy": Architecture, "ppo": PPOConfig, "league": LeagueConfig,
                               "shaping": ShapingConfig, "clone": CloneConfig, "eval": EvalConfig,
                               "rollout": RolloutConfig}
@@ -460,8 +473,8 @@ def _refuse_unknown(kind: type, data: dict[str, Any], prefix: str) -> None:
     known = {f.name for f in fields(kind)}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ConfigError(f"unknown config key(s) {[prefix + k for k in unknown]}; known{' in ' + prefix[:-1] if prefix else ''}: "
-                          f"{sorted(known)}")
+        where = f" in {prefix[:-1]}" if prefix else ""
+        raise ConfigError(f"unknown config key(s) {[prefix + k for k in unknown]}; known{where}: {sorted(known)}")
 
 
 def _build(data: dict[str, Any]) -> RunConfig:
@@ -559,7 +572,8 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
         raise ConfigError(f"clone.held_out: must leave at least one of the {chunks} chunks of clone.decisions "
                           f"for training, got {cfg.clone.held_out}")
     if cfg.clone.augment and cfg.policy.kind != "cards":
-        raise ConfigError(f"clone.augment: needs policy.kind 'cards' (its card channels are renamed), got {cfg.policy.kind!r}")
+        raise ConfigError("clone.augment: needs policy.kind 'cards' (its card channels are renamed), "
+                          f"got {cfg.policy.kind!r}")
     resolve_ruleset(cfg.env.ruleset)
     if cfg.init is not None:
         _check_init(cfg.init, cfg.policy)
@@ -575,5 +589,6 @@ def _check_init(path: str, policy: Architecture) -> None:
     except CheckpointError as err:
         raise ConfigError(f"init: {err}") from None
     if stored != asdict(policy):
-        raise ConfigError(f"init: {path!r} holds a policy {stored}, but the config's policy section is {asdict(policy)}")
+        raise ConfigError(f"init: {path!r} holds a policy {stored}, "
+                          f"but the config's policy section is {asdict(policy)}")
 

@@ -40,7 +40,7 @@ def shard_sizes(num_envs: int, shards: int) -> list[int]:
 
 def shard_seed(seed: int, shard: int) -> int:
     """The seed of shard ``shard``'s games, league draws, agents and sampling (stream 11 of
-    :func:`train.evaluation.evaluate.derive_seed`; 5 is the cloning teacher's per chunk).
+    :func:`ginenv.seeding.derive_seed`; 5 is the cloning teacher's per chunk).
 
     >>> shard_seed(1, 0) != shard_seed(1, 1)
     True
