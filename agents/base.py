@@ -15,13 +15,17 @@ the trainer through :func:`act_batch`).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Protocol, runtime_checkable
+from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
-from numba import njit
 
-from ginenv.envs.opponents import act_batch as act_batch  # the batched call of the Agent protocol
-from ginenv.game.checks import checked_seed
+from ginenv.envs.opponents import NO_LEGAL_ACTION as NO_LEGAL_ACTION  # re-exported: the helpers every agent uses
+from ginenv.envs.opponents import NONE as NONE
+from ginenv.envs.opponents import RandomAgent as RandomAgent
+from ginenv.envs.opponents import act_batch as act_batch
+from ginenv.envs.opponents import checked_batch as checked_batch
+from ginenv.envs.opponents import legal_actions as legal_actions
+from ginenv.envs.opponents import legal_counts as legal_counts
 
 Observation = Mapping[str, np.ndarray]
 
@@ -43,11 +47,6 @@ class Agent(Protocol):
     # row after row).  :func:`act_batch` falls back to :meth:`act` per row without it.
 
 
-NO_LEGAL_ACTION = "this observation has no legal action: it is not this seat's turn"
-
-
-NONE = -1
-"""What a compiled policy returns for an observation without legal actions (see :func:`checked`)."""
 
 
 def checked(action: int) -> int:
@@ -57,60 +56,11 @@ def checked(action: int) -> int:
     return action
 
 
-def checked_batch(values: np.ndarray) -> np.ndarray:
-    """``values`` (one per row of a batch), unless a row is marked ``NONE`` (no legal
-    action): then ``ValueError`` naming the first such row."""
-    if values.size and values.min() < 0:
-        raise ValueError(f"row {int(np.argmin(values))}: {NO_LEGAL_ACTION}")
-    return values
-
-
-@njit(cache=True)
-def legal_counts(masks: np.ndarray) -> np.ndarray:
-    """The number of legal actions in each row of a batch of action masks (``NONE`` for none)."""
-    counts = np.zeros(masks.shape[0], dtype=np.int64)
-    for i in range(masks.shape[0]):
-        for action in range(masks.shape[1]):
-            counts[i] += masks[i, action] != 0
-        if counts[i] == 0:
-            counts[i] = NONE
-    return counts
-
-
-def legal_actions(observation: Observation) -> np.ndarray:
-    """The legal action ids of an observation (ascending)."""
-    legal = np.flatnonzero(observation["action_mask"])
-    if legal.size == 0:
-        raise ValueError(NO_LEGAL_ACTION)
-    return legal
-
-
-class RandomAgent:
-    """``random``: uniform over the legal actions of the mask, from its own generator, seeded
-    by ``seed`` (``None`` or an int ``0..2**128 - 1``)."""
-
-    def __init__(self, seed: Optional[int] = None) -> None:
-        self.name = "random"
-        self._rng = np.random.default_rng(checked_seed(seed, "random: seed"))
-
-    def act(self, observation: Observation) -> int:
-        legal = legal_actions(observation)
-        return int(legal[self._rng.integers(legal.size)])
-
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """:meth:`act` for every row (the generator draws as per row, in order)."""
-        picks = self._rng.integers(checked_batch(legal_counts(np.asarray(masks))))
-        return np.argmax(np.cumsum(np.asarray(masks) != 0, axis=1) > picks[:, None], axis=1)
-
-    def reset(self) -> None:
-        pass
-
-
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``"name:key=value,key=value"`` into the name and typed parameters.
 
-    >>> parse_spec("montecarlo:samples=64,greedy_rollouts=true")
-    ('montecarlo', {'samples': 64, 'greedy_rollouts': True})
+    >>> parse_spec("montecarlo:samples=64,prior=uniform")
+    ('montecarlo', {'samples': 64, 'prior': 'uniform'})
     """
     name, _, rest = spec.partition(":")
     params: dict[str, Any] = {}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's strength tables: whole games to the target, mirrored pairs, 95% intervals.
+# The baselines' strength table (docs/agents.md): whole games to the target, mirrored pairs, 95% intervals.
 # Usage: bash benchmarks/strength_ladder.sh [OUT_DIR] [GAMES] [MC_GAMES]   (JSON results land in OUT_DIR)
 # The montecarlo rows (MC_GAMES, default 400, seed 11) take under 3 minutes each on the
 # 2-core development machine (~6 ms per montecarlo decision); MC_GAMES=0 skips them.

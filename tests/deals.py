@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Union
 
+import numpy as np
+
 from ginenv import HandState
 from ginenv.game.cards import parse_card
 
@@ -48,3 +50,8 @@ def make_hand(dealer: int, hand0: Cards, hand1: Cards, upcard: Union[int, str],
               stock_top: Cards = (), ruleset: Any = None) -> HandState:
     """``HandState.from_deal`` of :func:`make_deal` (``ruleset`` name, Ruleset or None)."""
     return HandState.from_deal(**make_deal(dealer, hand0, hand1, upcard, stock_top), ruleset=ruleset)
+
+
+def random_legal(rng: "np.random.Generator", masks: "np.ndarray") -> "np.ndarray":
+    """One uniformly random legal action per row of a batch of action masks."""
+    return np.argmax(rng.random(masks.shape) * masks, axis=1)

@@ -5,6 +5,8 @@ Every import statement counts, those inside functions too, so a circle cannot hi
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,31 @@ def test_no_import_circle():
 
     circles = [circle for module in sorted(GRAPH) if module not in state and (circle := visit(module))]
     assert circles == []
+
+
+def test_ginenv_plays_on_its_own_without_any_agent_package():
+    """With no agent factory installed, the Gymnasium ids and the vector env still run (``random``
+    is built in), a named opponent is a clear error, and nothing of agents or train was imported."""
+    code = """
+import sys
+import gymnasium
+import numpy as np
+import ginenv.envs.opponents as opponents
+opponents.entry_points = lambda group: []
+import ginenv
+env = gymnasium.make("GinRummy-v1")
+env.reset(seed=0)
+env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+envs = ginenv.GymVectorGinEnv(4)
+envs.reset(seed=0)
+envs.step(np.argmax(envs.action_masks(), axis=1))
+try:
+    ginenv.SingleAgentGinEnv("greedy")
+except ValueError as err:
+    assert "agent package" in str(err), err
+else:
+    raise AssertionError("a named opponent without an agent factory was accepted")
+assert not [m for m in sys.modules if m.split(".")[0] in ("agents", "train")], sorted(sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]

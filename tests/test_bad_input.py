@@ -195,7 +195,7 @@ def _make_agent(spec):
     return make_agent(spec)
 
 
-def _vector(**kwargs):
+def _batched(**kwargs):
     from ginenv.envs.batched import BatchedGinEnv
     return BatchedGinEnv(**{"num_envs": 2, **kwargs})
 
@@ -243,12 +243,12 @@ REFUSED = [
     (_make_agent, ("greedy:lookahead=1",), ValueError, "lookahead"),
     (_single, dict(illegal_reward=float("nan")), ValueError, "illegal_reward"),
     (_single, dict(reward_scale=float("inf")), ValueError, "reward_scale"),
-    (_vector, dict(copy="no"), ValueError, "copy"),
-    (_vector, dict(num_envs=0), ValueError, "num_envs"),
-    (_vector, dict(num_envs=10**9), ValueError, "num_envs"),
-    (_vector, dict(seed=-1), ValueError, "seed"),
-    (_vector, dict(reward_scale=float("inf")), ValueError, "reward_scale"),
-    (_vector, dict(reward_scale=float("nan")), ValueError, "reward_scale"),
+    (_batched, dict(copy="no"), ValueError, "copy"),
+    (_batched, dict(num_envs=0), ValueError, "num_envs"),
+    (_batched, dict(num_envs=10**9), ValueError, "num_envs"),
+    (_batched, dict(seed=-1), ValueError, "seed"),
+    (_batched, dict(reward_scale=float("inf")), ValueError, "reward_scale"),
+    (_batched, dict(reward_scale=float("nan")), ValueError, "reward_scale"),
     (_ruleset, dict(gin_bonus=2**63 - 1), ValueError, "gin_bonus"),
     (_ruleset, dict(target=10**30), ValueError, "target"),
     (_ruleset, dict(max_turns_per_hand=10**12), ValueError, "max_turns_per_hand"),
@@ -385,8 +385,8 @@ def test_numpy_scalars_count_as_the_python_numbers_they_hold():
     (np.array([None, None]), TypeError),
     (np.array([1, 2, 3]), ValueError),
 ])
-def test_vector_step_refuses_non_integer_actions_and_changes_nothing(actions, error):
-    venv = _vector(seed=0)
+def test_batched_step_refuses_non_integer_actions_and_changes_nothing(actions, error):
+    venv = _batched(seed=0)
     venv.reset()
     before = venv.get_state()
     with pytest.raises(error, match="actions"):
@@ -394,9 +394,9 @@ def test_vector_step_refuses_non_integer_actions_and_changes_nothing(actions, er
     assert venv.get_state() == before
 
 
-def test_vector_step_before_reset_is_a_clear_error():
+def test_batched_step_before_reset_is_a_clear_error():
     with pytest.raises(RuntimeError, match="reset"):
-        _vector().step(np.ones(2, dtype=np.int64))
+        _batched().step(np.ones(2, dtype=np.int64))
 
 
 def test_aec_step_before_reset_is_a_clear_error():

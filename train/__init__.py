@@ -1,1 +1,1 @@
-"""Training, evaluation and the ``ginrummy`` command line."""
+"""Training, evaluation, play (terminal, web, replays) and the ``ginrummy`` command line."""

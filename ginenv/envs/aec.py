@@ -40,7 +40,7 @@ same agent again.  Whether an action is legal is the game's call
 ``raw_env.hand`` is the current hand's *true* state (a :class:`~ginenv.game.hand.HandState`:
 both hands, the stock order), for tools and tests only: rendering, logs and replays, and
 the tests that check each observation against the truth.  Agents must never read it; the
-drivers (:mod:`train.evaluation.evaluate`, :class:`~ginenv.envs.single_agent.SingleAgentGinEnv`,
+drivers (the evaluation harness, :class:`~ginenv.envs.single_agent.SingleAgentGinEnv`,
 :class:`~ginenv.envs.batched.BatchedGinEnv`) give an agent nothing but its observation dict.
 It is public, as PettingZoo's classic envs expose their ``board``.
 

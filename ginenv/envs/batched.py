@@ -48,7 +48,7 @@ BUFFERS = {
 
 
 class GameBatch:
-    """Games ``first .. first + count - 1`` of a vector env, stepped in this process.
+    """Games ``first .. first + count - 1`` of a batched env, stepped in this process.
 
     The games' hands keep their state in the rows of one array, which the compiled core
     steps and encodes in one call each (:func:`ginenv.game.core.apply_many`,
@@ -91,7 +91,7 @@ class GameBatch:
         self._write_all()
 
     def restart(self, games: Sequence[int]) -> None:
-        """A new episode in each game of ``games`` (vector env indices; other batches' skipped)."""
+        """A new episode in each game of ``games`` (batched env indices; other batches' skipped)."""
         for game in games:
             if self.first <= game < self.first + self.count:
                 self._episodes[game - self.first] = self._new_episode(game - self.first)

@@ -3,7 +3,7 @@ opponent, every game stepped on one :class:`~ginenv.envs.batched.BatchedGinEnv`.
 
 :class:`GymVectorGinEnv` is the batched twin of :class:`~ginenv.envs.single_agent.SingleAgentGinEnv`
 (same observation, actions, rewards and keyword arguments); ``gymnasium.make_vec("GinRummy-v1",
-num_envs=N)`` builds it.  The opponent is any :func:`agents.make_agent` spec or agent object;
+num_envs=N)`` builds it.  The opponent is any agent spec (:mod:`ginenv.envs.opponents`) or agent object;
 one agent decides for all games, a whole batch per call (:func:`ginenv.envs.opponents.act_batch`).  A
 ``step`` plays the learners' actions, then the opponents' moves (only in the games where it
 is their turn) until every game waits for its learner.
@@ -29,7 +29,7 @@ final info may hold ``"illegal_action"`` and ``"illegal_reason"``.
 ``SeedSequence(s)``), the seat draws and the opponent from independent streams of ``s``: the
 same seed and actions give the same episodes.
 
->>> envs = GymVectorGinEnv(4, "greedy", seat="player_1")
+>>> envs = GymVectorGinEnv(4, "random", seat="player_1")
 >>> obs, infos = envs.reset(seed=0)
 >>> obs.shape, infos["action_mask"].shape, infos["agent"].tolist()
 ((4, 2150), (4, 108), ['player_1', 'player_1', 'player_1', 'player_1'])
@@ -91,7 +91,7 @@ class GymVectorGinEnv(VectorEnv):
 
     Args:
         num_envs: number of games (1..100000).
-        opponent: an :func:`agents.make_agent` spec (default ``"random"``; ``"greedy"``,
+        opponent: an agent spec (:mod:`ginenv.envs.opponents`; default ``"random"``; ``"greedy"``,
             ``"simple"``, ``"montecarlo:samples=64"``, ``{"name": ...}``), built afresh with
             a seed derived from each seeded ``reset``; or an agent object (``act``, and
             ``act_batch`` for speed).  One agent plays every game; its ``reset`` is not

@@ -1,14 +1,15 @@
 """The opponent of the single-agent envs: how it is called, and how a spec string becomes an agent.
 
-``ginenv`` ships no players and imports none.  An opponent is a callable
-``observation -> action id`` or an object with ``act(observation)`` (and, for speed,
-``act_batch(observations, masks)``).  A spec such as ``"greedy"`` or
-``{"name": "montecarlo", "samples": 32}`` is built by the *agent factory*: the one given to
-:func:`set_agent_factory`, else the one an installed package declares in the entry-point group
-``ginenv.agent_factory`` (this distribution's ``agents`` package declares ``agents:make_agent``).
+``ginenv`` imports no player package.  An opponent is a callable ``observation -> action id`` or
+an object with ``act(observation)`` (and, for speed, ``act_batch(observations, masks)``).  The
+spec ``"random"`` is the built-in :class:`RandomAgent` (uniform over the legal actions).  Any other
+spec, such as ``"greedy"`` or ``{"name": "montecarlo", "samples": 32}``, is built by the *agent
+factory*: the one given to :func:`set_agent_factory`, else the one an installed package declares in
+the entry-point group ``ginenv.agent_factory`` (the first by name when several do; this
+distribution's ``agents`` declares ``agents:make_agent``).
 
->>> agent_from_spec("greedy", seed=0).name
-'greedy'
+>>> agent_from_spec("random", seed=0).name
+'random'
 """
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from importlib.metadata import entry_points
 from typing import Any, Callable, Mapping, Optional, Union
 
 import numpy as np
+from numba import njit
+
+from ginenv.game.checks import checked_seed
 
 Observation = dict[str, np.ndarray]
 OpponentSpec = Union[str, Mapping[str, Any]]
@@ -23,6 +27,61 @@ AgentFactory = Callable[..., Any]
 ENTRY_POINT_GROUP = "ginenv.agent_factory"
 
 _factory: Optional[AgentFactory] = None
+
+NO_LEGAL_ACTION = "this observation has no legal action: it is not this seat's turn"
+
+
+NONE = -1
+"""What a compiled policy returns for an observation without legal actions (see :func:`checked`)."""
+
+
+def checked_batch(values: np.ndarray) -> np.ndarray:
+    """``values`` (one per row of a batch), unless a row is marked ``NONE`` (no legal
+    action): then ``ValueError`` naming the first such row."""
+    if values.size and values.min() < 0:
+        raise ValueError(f"row {int(np.argmin(values))}: {NO_LEGAL_ACTION}")
+    return values
+
+
+@njit(cache=True)
+def legal_counts(masks: np.ndarray) -> np.ndarray:
+    """The number of legal actions in each row of a batch of action masks (``NONE`` for none)."""
+    counts = np.zeros(masks.shape[0], dtype=np.int64)
+    for i in range(masks.shape[0]):
+        for action in range(masks.shape[1]):
+            counts[i] += masks[i, action] != 0
+        if counts[i] == 0:
+            counts[i] = NONE
+    return counts
+
+
+def legal_actions(observation: Observation) -> np.ndarray:
+    """The legal action ids of an observation (ascending)."""
+    legal = np.flatnonzero(observation["action_mask"])
+    if legal.size == 0:
+        raise ValueError(NO_LEGAL_ACTION)
+    return legal
+
+
+class RandomAgent:
+    """``random``: uniform over the legal actions of the mask, from its own generator, seeded
+    by ``seed`` (``None`` or an int ``0..2**128 - 1``)."""
+
+    def __init__(self, seed: Optional[int] = None) -> None:
+        self.name = "random"
+        self._rng = np.random.default_rng(checked_seed(seed, "random: seed"))
+
+    def act(self, observation: Observation) -> int:
+        legal = legal_actions(observation)
+        return int(legal[self._rng.integers(legal.size)])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """:meth:`act` for every row (the generator draws as per row, in order)."""
+        picks = self._rng.integers(checked_batch(legal_counts(np.asarray(masks))))
+        return np.argmax(np.cumsum(np.asarray(masks) != 0, axis=1) > picks[:, None], axis=1)
+
+    def reset(self) -> None:
+        pass
 
 
 def set_agent_factory(factory: Optional[AgentFactory]) -> None:
@@ -45,7 +104,10 @@ def agent_factory() -> AgentFactory:
 
 
 def agent_from_spec(spec: OpponentSpec, seed: Optional[int]) -> Any:
-    """The agent that ``spec`` names, seeded with ``seed`` (see the module docstring)."""
+    """The agent that ``spec`` names, seeded with ``seed``: ``"random"`` is :class:`RandomAgent`, any
+    other spec goes to the agent factory (see the module docstring)."""
+    if spec == "random" or spec == {"name": "random"}:
+        return RandomAgent(seed)
     return agent_factory()(spec, seed=seed)
 
 
@@ -66,8 +128,8 @@ def act_batch(agent: Any, observations: np.ndarray, masks: np.ndarray) -> np.nda
     >>> import ginenv
     >>> env = ginenv.env(); env.reset(seed=0)
     >>> observation = env.observe(env.agent_selection)
-    >>> act_batch(agent_from_spec("greedy", 0), observation["observation"][None], observation["action_mask"][None])
-    array([1])
+    >>> int(act_batch(RandomAgent(0), observation["observation"][None], observation["action_mask"][None])[0]) in (1, 2)
+    True
     """
     batch = getattr(agent, "act_batch", None)
     if batch is not None:

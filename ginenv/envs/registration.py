@@ -1,7 +1,7 @@
 """Gymnasium ids for one learner against a named opponent (registered when ``ginenv`` is imported).
 
 ==========================  ==========================================================
-id                          opponent (any :func:`agents.make_agent` spec via ``opponent=``)
+id                          opponent (any agent spec via ``opponent=``, see :mod:`ginenv.envs.opponents`)
 ==========================  ==========================================================
 ``GinRummy-v1``             ``"random"`` by default
 ``GinRummy-simple-v1``      ``"simple"``
@@ -12,8 +12,9 @@ id                          opponent (any :func:`agents.make_agent` spec via ``o
 and ``gymnasium.make_vec(id, num_envs=N)`` a :class:`~ginenv.envs.gym_vector.GymVectorGinEnv`
 (the ``vector_entry_point``: N games batched on one :class:`~ginenv.envs.batched.BatchedGinEnv`);
 ``vectorization_mode="sync"`` or ``"async"`` gives Gymnasium's one-game-per-env vectors
-instead.  Both take the same keyword arguments (``opponent``, ``seat``, ``ruleset``,
-``episode``, ``reward_mode``, ``reward_scale``, ``illegal_action``, rule fields...).  The
+instead.  Both take ``opponent``, ``seat``, ``ruleset``, ``episode``, ``reward_mode``,
+``reward_scale``, ``illegal_action`` and rule fields; ``info_lists`` and ``max_cycles`` only the
+one-game-per-env routes (the batched vector env's infos are arrays already).  The
 version follows the observation's (``gin_rummy_v1``).  The ids set
 ``illegal_action="terminate"``: an illegal action ends the episode with ``illegal_reward``
 instead of raising, so generic tools that step ``action_space.sample()`` (Gymnasium's
@@ -22,10 +23,10 @@ no wrappers (the env itself refuses ``step`` before ``reset``): ``gymnasium.make
 the env.
 
 >>> import gymnasium
->>> env = gymnasium.make("GinRummy-greedy-v1")
+>>> env = gymnasium.make("GinRummy-v1")
 >>> obs, info = env.reset(seed=0)
 >>> env.unwrapped.opponent.name, obs.shape
-('greedy', (2150,))
+('random', (2150,))
 """
 from __future__ import annotations
 

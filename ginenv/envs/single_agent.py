@@ -62,12 +62,12 @@ class SingleAgentGinEnv(gym.Env):
             ``observation`` is the opponent's own AEC observation dict
             (``"observation"``: float32 vector, ``"action_mask"``: int8[108]); or an agent
             spec (``"greedy"``, ``"montecarlo:samples=64"``, ``{"name": "simple"}``: any
-            :func:`agents.make_agent` spec), built afresh with a seed derived from the seed
+            spec of :mod:`ginenv.envs.opponents`), built afresh with a seed derived from the seed
             of every seeded ``reset``.  Default
             ``None``: a uniformly random legal action drawn from this env's seeded
             generator (``np_random``), so ``reset(seed=...)`` makes whole episodes
-            reproducible.  If the opponent also has a ``reset()`` method (the
-            :class:`agents.Agent` protocol), it is called at the start of every hand.  An
+            reproducible.  If the opponent also has a ``reset()`` method (as the
+            agents of this project have), it is called at the start of every hand.  An
             illegal opponent action raises :class:`~ginenv.IllegalActionError`.
         seat: the learner's seat: ``"player_0"``, ``"player_1"`` or ``"random"`` (default;
             drawn afresh at each ``reset`` from ``np_random``).  ``reset(options={"seat": ...})``
@@ -158,7 +158,7 @@ class SingleAgentGinEnv(gym.Env):
         self._done = True
         super().reset(seed=seed)
         if seed is not None:  # an independent stream, so the seat draw is not correlated with the deal
-            self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,))))
+            self._np_random = np.random.default_rng(derive_seed(seed, 1))
             if self._opponent_spec is not None:
                 self._set_opponent(agent_from_spec(self._opponent_spec, derive_seed(seed, 2)))
         aec_seed = seed

@@ -4,7 +4,7 @@ parameter and its allowed range; numpy scalars count as the Python number they h
 Two subclasses say that a hand's start or record is refused, by the prefix of their message:
 :class:`PositionError` for a deal or position that breaks the rules (``deal: …``,
 ``position: …``), wherever one is given (``HandState.from_deal`` / ``from_position``,
-``reset(options={"deal": …})``, a log's start, the search positions of :mod:`agents.search.positions`);
+``reset(options={"deal": …})``, a log's start, search positions);
 :class:`LogError` for a ``HandState.replay`` log or ``HandState.from_state`` state that is
 malformed (``log: …``, ``state: …``).
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from deals import cards
 
 import ginenv
 from agents import GreedyAgent, SimpleAgent, make_agent
@@ -20,10 +21,6 @@ from ginenv.game.cards import parse_card
 
 
 # ----- helpers -------------------------------------------------------------
-def cards(spec: str) -> list[int]:
-    return [parse_card(c) for c in spec.split()]
-
-
 def c(text: str) -> int:
     return parse_card(text)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from deals import cards
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,10 +17,6 @@ from ginenv.game.melds import mask_of
 from ginenv.game.rules import resolve_ruleset
 
 PAGAT = Settings.of(resolve_ruleset("pagat"))
-
-
-def cards(spec: str) -> list[int]:
-    return [parse_card(c) for c in spec.split()]
 
 
 def position(mine: str, theirs: str, pile: str, phase: str, *, taken: str | None = None,

@@ -1,18 +1,15 @@
 """The batched API: same engine and encoder as the AEC env, auto-reset, zero-sum, worker-count independent."""
 import numpy as np
 import pytest
+from deals import random_legal
 
 import ginenv
 from ginenv.envs.batched import BatchedGinEnv
 from ginenv.game.hand import HandState
 
 
-def _random_actions(rng, masks):
-    return np.argmax(rng.random(masks.shape) * masks, axis=1)
-
-
 def test_batched_observations_equal_the_aec_env_for_the_same_deal():
-    """Game i of the vector env shuffles with the i-th child seed; replaying its deal in the
+    """Game i of the batched env shuffles with the i-th child seed; replaying its deal in the
     AEC env with the same actions gives the same observation and mask at every decision."""
     n, seed = 3, 17
     venv = BatchedGinEnv(n, seed=seed, final_observations=True)
@@ -35,7 +32,7 @@ def test_batched_observations_equal_the_aec_env_for_the_same_deal():
             view = env.observe(agent)
             np.testing.assert_array_equal(view["observation"], obs[i])
             np.testing.assert_array_equal(view["action_mask"], masks[i])
-        actions = _random_actions(rng, masks)
+        actions = random_legal(rng, masks)
         for i, env in enumerate(envs):
             if live[i]:
                 env.step(int(actions[i]))
@@ -60,7 +57,7 @@ def test_final_observations_come_only_when_asked_for_and_only_at_an_episodes_end
         _, masks, _ = venv.reset()
         rng, ends = np.random.default_rng(0), 0
         while ends < 3:
-            *_, masks, _, _, terminated, truncated, infos = venv.step(_random_actions(rng, masks))
+            *_, masks, _, _, terminated, truncated, infos = venv.step(random_legal(rng, masks))
             for i, info in enumerate(infos):
                 if info:  # a hand ended; the game (the episode) may go on
                     assert ("final_observation" in info) == (finals and bool(terminated[i] or truncated[i]))
@@ -78,7 +75,7 @@ def test_summaries_can_be_left_out_and_nothing_else_changes(workers):
             _, masks, _ = venv.reset()
             rng, trace = np.random.default_rng(1), []
             for _ in range(300):
-                obs, masks, _, rewards, _, _, infos = venv.step(_random_actions(rng, masks))
+                obs, masks, _, rewards, _, _, infos = venv.step(random_legal(rng, masks))
                 trace.append((obs, rewards, infos))
         return trace
 
@@ -103,7 +100,7 @@ def test_results_do_not_depend_on_the_worker_count(episode):
             _, masks, _ = venv.reset()
             rng = np.random.default_rng(1)
             for _ in range(150):
-                obs, masks, to_act, rewards, terminated, truncated, infos = venv.step(_random_actions(rng, masks))
+                obs, masks, to_act, rewards, terminated, truncated, infos = venv.step(random_legal(rng, masks))
                 trace.append((obs.tobytes(), masks.tobytes(), rewards.tobytes(), terminated.tobytes(), infos))
         return trace
 
@@ -118,7 +115,7 @@ def test_rewards_are_zero_sum_and_finished_games_reset_at_once():
     rng = np.random.default_rng(3)
     finished = 0
     for _ in range(400):
-        obs, masks, to_act, rewards, terminated, truncated, infos = venv.step(_random_actions(rng, masks))
+        obs, masks, to_act, rewards, terminated, truncated, infos = venv.step(random_legal(rng, masks))
         np.testing.assert_array_equal(rewards[:, 0], -rewards[:, 1])
         for i in np.flatnonzero(terminated | truncated):
             finished += 1

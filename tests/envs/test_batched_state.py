@@ -4,6 +4,7 @@ import io
 
 import numpy as np
 import pytest
+from deals import random_legal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,10 +15,6 @@ from ginenv.game.match import MatchState
 from ginenv.game.result import HandResult
 
 PLAIN = (dict, list, str, int, float, bool, type(None))
-
-
-def _random_actions(rng, masks):
-    return np.argmax(rng.random(masks.shape) * masks, axis=1)
 
 
 def _assert_plain(value, where="state"):
@@ -39,7 +36,7 @@ def _play(venv, current, rng, steps):
     new ``(obs, masks, to_act)``."""
     trace = []
     for _ in range(steps):
-        outputs = venv.step(_random_actions(rng, current[1]))
+        outputs = venv.step(random_legal(rng, current[1]))
         current = outputs[:3]
         trace.append([(a.dtype.str, a.tobytes()) for a in outputs[:6]] + [outputs[6]])
     return trace, current

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from deals import random_legal
 from gymnasium.vector import AutoresetMode
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,10 +15,6 @@ from ginenv.envs.batched import BatchedGinEnv
 from ginenv.envs.gym_vector import GymVectorGinEnv
 from ginenv.envs.single_agent import SingleAgentGinEnv
 from ginenv.game.hand import HandState
-
-
-def random_legal(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
-    return np.argmax(rng.random(masks.shape) * masks, axis=1)
 
 
 def trace(envs: GymVectorGinEnv, seed: int, steps: int) -> list:

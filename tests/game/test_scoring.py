@@ -15,6 +15,7 @@ from itertools import combinations, product
 
 import numpy as np
 import pytest
+from deals import cards
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -31,10 +32,6 @@ CONTRACT_FIELDS = {"outcome", "knocker", "winner", "points", "knocker_deadwood",
 
 
 # ----------------------------------------------------------------- helpers
-def cards(spec: str) -> list[int]:
-    return [parse_card(c) for c in spec.split()]
-
-
 def mask(spec: str) -> int:
     return mask_of(spec.split())
 

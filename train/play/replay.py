@@ -166,7 +166,7 @@ def score_terms(result: HandResult, rules: Ruleset, names: Sequence[str]) -> tup
     return text, value
 
 
-def hand_summary(hand: HandState, names: Sequence[str]) -> str:
+def hand_text(hand: HandState, names: Sequence[str]) -> str:
     """A finished hand: both hands, the melds and layoffs shown, and how the score came about."""
     result: HandResult = hand.result  # type: ignore[assignment]
     text, value = score_terms(result, hand.ruleset, names)
@@ -175,10 +175,10 @@ def hand_summary(hand: HandState, names: Sequence[str]) -> str:
     return render_hand(hand, names) + "\n" + score
 
 
-def game_summary(game: GameResult, names: Sequence[str]) -> str:
+def game_text(game: GameResult, names: Sequence[str]) -> str:
     """The end of a game: running scores, the bonuses and the final scores.
 
-    >>> print(game_summary(game_result(Ruleset(), [104, 0], [3, 0]), ("A", "B")))
+    >>> print(game_text(game_result(Ruleset(), [104, 0], [3, 0]), ("A", "B")))
     game over: A wins (shutout)
       points 104 - 0, box bonus 60 - 0, game bonus 200 to A
       final score 364 - 0
@@ -190,7 +190,7 @@ def game_summary(game: GameResult, names: Sequence[str]) -> str:
 
 
 def hand_account(log: dict[str, Any], names: Sequence[str]) -> Iterator[str]:
-    """A hand step by step from its event log, both hands open, ending with :func:`hand_summary`
+    """A hand step by step from its event log, both hands open, ending with :func:`hand_text`
     when the hand is over.
 
     >>> import numpy as np
@@ -211,7 +211,7 @@ def hand_account(log: dict[str, Any], names: Sequence[str]) -> Iterator[str]:
         state.apply_action(event["action"])
         yield f"  {names[event['player']]} {move_text(event['action'], top, event.get('card'))}"
     if state.is_over:
-        yield hand_summary(state, names)
+        yield hand_text(state, names)
 
 
 def account(record: dict[str, Any]) -> Iterator[str]:
@@ -227,4 +227,4 @@ def account(record: dict[str, Any]) -> Iterator[str]:
             scores = rescore([h.result for h in replayed.hands[:number]])  # type: ignore[misc]
             yield f"running score: {names[0]} {scores[0]} - {names[1]} {scores[1]}"
     if replayed.game is not None:
-        yield game_summary(replayed.game, names)
+        yield game_text(replayed.game, names)

@@ -1,7 +1,7 @@
 """A local web page to play an agent and to step through replays (``ginrummy serve``).
 
 Standard library only: a :class:`http.server.ThreadingHTTPServer` serves the page in
-``train/web/`` and a small JSON API; each game lives in memory as a :class:`train.play.terminal.Table`.
+``train/play/web/`` and a small JSON API; each game lives in memory as a :class:`train.play.terminal.Table`.
 The rules stay in the game: the choices offered come from the person's action mask
 (:func:`choices`), and a move is a terminal command (``"d 7H"``, ``"k"``, ``"take"``) that
 :func:`train.play.terminal.resolve` checks, so an illegal one is a 400 with the terminal's message.
@@ -39,7 +39,7 @@ from ginenv.game.encoding import ObservationView
 from ginenv.game.hand import HandState
 from ginenv.game.melds import deadwood, mask_best_melds, mask_of, meld_sort_key, ordered_cards
 from ginenv.game.rules import PRESETS
-from train.play.replay import game_summary, hand_summary, move_text, player_names, read_records, replay_record, rescore
+from train.play.replay import game_text, hand_text, move_text, player_names, read_records, replay_record, rescore
 from train.play.terminal import Table, knock_options, parse_command, resolve
 
 WEB = Path(__file__).with_name("web")
@@ -105,10 +105,10 @@ def seat_view(view: ObservationView, mask: np.ndarray) -> dict[str, Any]:
 
 def hand_end_view(hand: HandState, names: Sequence[str]) -> dict[str, Any]:
     """A finished hand: both hands in melds, the result (melds shown, layoffs, deadwood) and
-    the score line of :func:`train.play.replay.hand_summary`."""
+    the score line of :func:`train.play.replay.hand_text`."""
     return {"hands": [{"name": names[seat], **grouped(hand.hand_cards(seat))} for seat in (0, 1)],
             "result": hand.result.to_dict(names),  # type: ignore[union-attr]
-            "score": hand_summary(hand, names).rsplit("\n", 1)[-1]}
+            "score": hand_text(hand, names).rsplit("\n", 1)[-1]}
 
 
 def table_view(table: Table, news: Sequence[str]) -> dict[str, Any]:
@@ -123,7 +123,7 @@ def table_view(table: Table, news: Sequence[str]) -> dict[str, Any]:
         "scores": [scores[me], scores[1 - me]], "target": table.env.ruleset.target, "over": table.over,
         "table": None if table.between_hands else seat_view(view, observation["action_mask"]),
         "hand_end": hand_end_view(table.finished[-1][0], table.names) if table.between_hands else None,
-        "game_end": game_summary(table.game, table.names) if table.game is not None else None}
+        "game_end": game_text(table.game, table.names) if table.game is not None else None}
 
 
 def replay_steps(log: dict[str, Any], names: Sequence[str]) -> Iterator[dict[str, Any]]:
@@ -153,7 +153,7 @@ def replay_hand(record: dict[str, Any], number: int) -> dict[str, Any]:
     last = number == len(record["hands"])
     return {"names": list(names), "steps": list(replay_steps(record["hands"][number - 1]["log"], names)),
             "scores": rescore([hand.result for hand in replayed.hands[:number]]),  # type: ignore[misc]
-            "game_end": game_summary(replayed.game, names) if last and replayed.game is not None else None}
+            "game_end": game_text(replayed.game, names) if last and replayed.game is not None else None}
 
 
 def load_replays(path: str) -> list[dict[str, Any]]:

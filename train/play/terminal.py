@@ -28,7 +28,7 @@ from ginenv.game.hand import HandState
 from ginenv.game.match import GameResult, game_result
 from ginenv.game.melds import deadwood, mask_of
 from ginenv.game.render import arranged
-from train.play.replay import game_record, game_summary, hand_summary, move_text, player_names, rescore, write_records
+from train.play.replay import game_record, game_text, hand_text, move_text, player_names, rescore, write_records
 
 HELP = """commands (case does not matter; 10H = TH):
   take / t        take the upcard or the top of the discard pile
@@ -399,12 +399,12 @@ def _play_game(table: Table, stdin: TextIO, stdout: TextIO) -> None:
             table.move(human_action(observation, stdin, stdout))
             continue
         hand = table.finished[-1][0]
-        stdout.write("\n" + "".join(line + "\n" for line in table.take_news()) + hand_summary(hand, seated) + "\n")
+        stdout.write("\n" + "".join(line + "\n" for line in table.take_news()) + hand_text(hand, seated) + "\n")
         if table.env.episode == "game":
             scores = table.scores
             stdout.write(f"running score: {seated[0]} {scores[0]} - {seated[1]} {scores[1]}\n")
         if table.game is not None:
-            stdout.write(game_summary(table.game, seated) + "\n")
+            stdout.write(game_text(table.game, seated) + "\n")
         if table.over:
             return
         if VERBS.get(ask(stdin, stdout, NEXT_HAND).strip().lower()) == "quit":
