@@ -19,15 +19,19 @@ from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
-from ginenv.envs.opponents import NO_LEGAL_ACTION as NO_LEGAL_ACTION  # re-exported: the helpers every agent uses
-from ginenv.envs.opponents import NONE as NONE
-from ginenv.envs.opponents import RandomAgent as RandomAgent
-from ginenv.envs.opponents import act_batch as act_batch
-from ginenv.envs.opponents import checked_batch as checked_batch
-from ginenv.envs.opponents import legal_actions as legal_actions
-from ginenv.envs.opponents import legal_counts as legal_counts
+from ginenv.envs.opponents import (  # the mask helpers and the random player, shared with the envs
+    NO_LEGAL_ACTION,
+    NONE,
+    RandomAgent,
+    act_batch,
+    checked_batch,
+    legal_actions,
+    legal_counts,
+)
 
 Observation = Mapping[str, np.ndarray]
+__all__ = ["NONE", "NO_LEGAL_ACTION", "Agent", "Observation", "RandomAgent", "act_batch", "checked", "checked_batch",
+           "legal_actions", "legal_counts", "parse_spec"]
 
 
 @runtime_checkable

@@ -1,12 +1,12 @@
 """The opponent of the single-agent envs: how it is called, and how a spec string becomes an agent.
 
 ``ginenv`` imports no player package.  An opponent is a callable ``observation -> action id`` or
-an object with ``act(observation)`` (and, for speed, ``act_batch(observations, masks)``).  The
-spec ``"random"`` is the built-in :class:`RandomAgent` (uniform over the legal actions).  Any other
+an object with ``act(observation)`` (and, for speed, ``act_batch(observations, masks)``).  A
 spec, such as ``"greedy"`` or ``{"name": "montecarlo", "samples": 32}``, is built by the *agent
 factory*: the one given to :func:`set_agent_factory`, else the one an installed package declares in
 the entry-point group ``ginenv.agent_factory`` (the first by name when several do; this
-distribution's ``agents`` declares ``agents:make_agent``).
+distribution's ``agents`` declares ``agents:make_agent``), else :func:`builtin_agent`, which knows
+only ``"random"`` (:class:`RandomAgent`, uniform over the legal actions).
 
 >>> agent_from_spec("random", seed=0).name
 'random'
@@ -26,13 +26,11 @@ OpponentSpec = Union[str, Mapping[str, Any]]
 AgentFactory = Callable[..., Any]
 ENTRY_POINT_GROUP = "ginenv.agent_factory"
 
-_factory: Optional[AgentFactory] = None
-
 NO_LEGAL_ACTION = "this observation has no legal action: it is not this seat's turn"
 
 
 NONE = -1
-"""What a compiled policy returns for an observation without legal actions (see :func:`checked`)."""
+"""What a compiled policy returns for an observation without legal actions (see :func:`checked_batch`)."""
 
 
 def checked_batch(values: np.ndarray) -> np.ndarray:
@@ -84,6 +82,19 @@ class RandomAgent:
         pass
 
 
+def builtin_agent(spec: OpponentSpec, seed: Optional[int] = None) -> Any:
+    """The agent factory when no agent package is installed: ``"random"`` is :class:`RandomAgent`;
+    any other spec is a ``ValueError`` saying what is missing."""
+    if spec == "random" or spec == {"name": "random"}:
+        return RandomAgent(seed)
+    raise ValueError(f"the opponent {spec!r} needs an agent package (none declares the {ENTRY_POINT_GROUP!r} "
+                     "entry point; install this project with pip install -e .), or pass an agent object or a "
+                     "callable instead")
+
+
+_factory: Optional[AgentFactory] = None
+
+
 def set_agent_factory(factory: Optional[AgentFactory]) -> None:
     """Build spec-named opponents with ``factory(spec, seed=...)`` (``None``: back to the entry point)."""
     global _factory
@@ -91,23 +102,17 @@ def set_agent_factory(factory: Optional[AgentFactory]) -> None:
 
 
 def agent_factory() -> AgentFactory:
-    """The factory set by :func:`set_agent_factory`, else the installed ``ginenv.agent_factory`` entry point."""
+    """The factory set by :func:`set_agent_factory`, else the installed ``ginenv.agent_factory`` entry point,
+    else :func:`builtin_agent`."""
     global _factory
     if _factory is None:
         found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name)
-        if not found:
-            raise ValueError("an opponent given by name needs an agent package (none declares the "
-                             f"{ENTRY_POINT_GROUP!r} entry point; install this project with pip install -e .), "
-                             "or pass an agent object or a callable instead")
-        _factory = found[0].load()
+        _factory = found[0].load() if found else builtin_agent
     return _factory
 
 
 def agent_from_spec(spec: OpponentSpec, seed: Optional[int]) -> Any:
-    """The agent that ``spec`` names, seeded with ``seed``: ``"random"`` is :class:`RandomAgent`, any
-    other spec goes to the agent factory (see the module docstring)."""
-    if spec == "random" or spec == {"name": "random"}:
-        return RandomAgent(seed)
+    """The agent that ``spec`` names, seeded with ``seed``, built by :func:`agent_factory`."""
     return agent_factory()(spec, seed=seed)
 
 
