@@ -78,6 +78,7 @@ def _bounded(kind: type, minimum: float, label: str) -> Any:
 _positive_int = _bounded(int, 1, "positive integer")
 _non_negative_int = _bounded(int, 0, "non-negative integer")
 _non_negative_float = _bounded(float, 0.0, "non-negative number")
+_positive_float = _bounded(float, 1e-6, "positive number")
 
 
 def _check_writable_dir(path: str, option: str) -> None:
@@ -193,6 +194,9 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="continue this run from its newest checkpoint (CONFIG and --set are not allowed)")
     tr.add_argument("--stop-after", metavar="UPDATES", type=_positive_int, default=None,
                     help="stop (with a checkpoint) once the run has done this many updates in total; resume later")
+    tr.add_argument("--time-limit", metavar="MINUTES", type=_positive_float, default=None,
+                    help="stop cleanly (checkpoint, final.pt, summary.json, curves) after this many minutes of this "
+                         "session; --resume goes on (default: the config's time_limit)")
     tr.add_argument("--list-keys", action="store_true", help="print every config key with its meaning and exit")
     tr.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
@@ -294,14 +298,19 @@ def _run_train(args: argparse.Namespace) -> int:
         overrides = list(args.overrides) + ([f"name={args.name}"] if args.name is not None else [])
         cfg = load_config(args.config, overrides)
     run_dir = train(cfg, out=Path(args.out), resume=Path(args.resume) if args.resume else None,  # type: ignore[arg-type]
-                    progress_bar=not args.no_progress, stop_after=args.stop_after)
+                    progress_bar=not args.no_progress, stop_after=args.stop_after, time_limit=args.time_limit)
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    print(f"run {run_dir}: {summary['update']} updates, {summary['global_step']:,} decisions trained on")
+    state = "finished" if summary["finished"] else f"stopped ({summary['stopped_by']})"
+    print(f"run {run_dir} {state}: {summary['update']} updates, {summary['global_step']:,} decisions trained on")
     for opponent, result in summary.get("eval", {}).get("results", {}).items():
         print(f"  vs {opponent}: win rate {result['win_rate_a']:.1%} [{result['ci_low']:.1%}, {result['ci_high']:.1%}]"
-              f" over {result['games']} games, points per hand {result['points_per_hand_a']:+.1f}")
+              f" over {result['games']} {result['episode']}s, points per hand {result['points_per_hand_a']:+.1f}")
+    print(f"  policy: {run_dir / 'final.pt'}")
+    print(f"  evaluate it: ginrummy eval ppo:path={run_dir / 'final.pt'} simple --games 200")
+    if not summary["finished"]:
+        print(f"  go on: ginrummy train --resume {run_dir}")
     print(f"  TensorBoard: tensorboard --logdir {run_dir.parent}")
-    return 0
+    return SIGNAL_EXIT.get(summary["stopped_by"], 0)
 
 
 def _run_eval(args: argparse.Namespace) -> int:
@@ -339,6 +348,10 @@ def _run_tournament(args: argparse.Namespace) -> int:
     paths = save(result, args.out_dir)
     print("written: " + ", ".join([str(p) for p in paths.values()] + ([args.replays] if args.replays else [])))
     return 0
+
+
+SIGNAL_EXIT = {"SIGINT": 130, "SIGTERM": 143}
+"""Exit status of ``ginrummy train`` stopped cleanly by a signal (128 + its number, as shells report it)."""
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -86,17 +86,19 @@ class Architecture:
             object.__setattr__(self, name, checked_int(f"policy {name}", getattr(self, name), 1, MAX_WIDTH))
 
 
-def _layer(inputs: int, outputs: int, std: float = float(np.sqrt(2))) -> nn.Linear:
+def orthogonal_linear(inputs: int, outputs: int, std: float = float(np.sqrt(2))) -> nn.Linear:
+    """A linear layer with orthogonal weights of gain ``std`` and zero biases (CleanRL's init)."""
     layer = nn.Linear(inputs, outputs)
     nn.init.orthogonal_(layer.weight, std)
     nn.init.zeros_(layer.bias)
     return layer
 
 
-def _mlp(inputs: int, hidden: int, layers: int) -> nn.Sequential:
+def relu_mlp(inputs: int, hidden: int, layers: int) -> nn.Sequential:
+    """``layers`` linear + ReLU layers of width ``hidden`` over ``inputs`` numbers."""
     parts: list[nn.Module] = []
     for i in range(layers):
-        parts += [_layer(inputs if i == 0 else hidden, hidden), nn.ReLU()]
+        parts += [orthogonal_linear(inputs if i == 0 else hidden, hidden), nn.ReLU()]
     return nn.Sequential(*parts)
 
 
@@ -176,17 +178,17 @@ class PolicyNet(nn.Module):
     def __init__(self, architecture: Architecture = Architecture()) -> None:
         super().__init__()
         self.architecture = a = architecture
-        self.trunk = _mlp(FEATURES[a.kind], a.hidden, a.layers)
+        self.trunk = relu_mlp(FEATURES[a.kind], a.hidden, a.layers)
         if a.kind == "cards":
-            self.card_in = _layer(CARD_CHANNELS, a.card_dim)
+            self.card_in = orthogonal_linear(CARD_CHANNELS, a.card_dim)
             self.card_embedding = nn.Parameter(torch.zeros(52, a.card_dim))
-            self.card_context = _layer(a.hidden, a.card_dim)
-            self.card_hidden = _layer(a.card_dim, a.card_dim)
-            self.card_out = _layer(a.card_dim, 2, std=0.01)
-            self.other_out = _layer(a.hidden, 4, std=0.01)
+            self.card_context = orthogonal_linear(a.hidden, a.card_dim)
+            self.card_hidden = orthogonal_linear(a.card_dim, a.card_dim)
+            self.card_out = orthogonal_linear(a.card_dim, 2, std=0.01)
+            self.other_out = orthogonal_linear(a.hidden, 4, std=0.01)
         else:
-            self.action_out = _layer(a.hidden, NUM_ACTIONS, std=0.01)
-        self.value_out = _layer(a.hidden, 1, std=1.0)
+            self.action_out = orthogonal_linear(a.hidden, NUM_ACTIONS, std=0.01)
+        self.value_out = orthogonal_linear(a.hidden, 1, std=1.0)
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """What :meth:`head` reads, from observations."""
@@ -194,7 +196,11 @@ class PolicyNet(nn.Module):
 
     def head(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits ``[B, 108]`` and value ``[B]`` from :meth:`features`."""
-        h = self.trunk(features)
+        return self.read_out(features, self.trunk(features))
+
+    def read_out(self, features: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits and value from :meth:`features` and the trunk's output ``h = trunk(features)``
+        (a privileged critic of the trainer reads the same ``h``)."""
         value = self.value_out(h).squeeze(-1)
         if self.architecture.kind == "mlp":
             return self.action_out(h), value

@@ -31,6 +31,7 @@ from ginenv.game import core
 from ginenv.game.actions import NUM_ACTIONS, IllegalActionError
 from ginenv.game.checks import checked_flag, checked_int, checked_seed
 from ginenv.game.encoding import OBSERVATION_SIZE, rules_vector, write_many, write_observation
+from ginenv.game.privileged import PRIVILEGED_SIZE, write_privileged_many
 
 MAX_ENVS = 100_000
 """Largest ``num_envs`` (every game keeps its own state rows and output rows)."""
@@ -44,6 +45,7 @@ BUFFERS = {
     "truncated": ((), np.bool_),
     "actions": ((), np.int64),
     "active": ((), np.bool_),
+    "privileged": ((PRIVILEGED_SIZE,), np.float32),
 }
 
 
@@ -156,6 +158,7 @@ class GameBatch:
         """Encode every game's seat to act into the buffers (one compiled call)."""
         b = self.buffers
         write_many(self._rows, self._matches, self._rules, self.spec.ruleset.big_gin, b["obs"], b["masks"], b["to_act"])
+        write_privileged_many(self._rows, b["privileged"])
 
 
 class BatchedGinEnv:
@@ -296,6 +299,21 @@ class BatchedGinEnv:
         for i, info in found.items():
             infos[i] = info
         return (*self._outputs("obs", "masks", "to_act", "rewards", "terminated", "truncated"), infos)
+
+    def privileged(self) -> np.ndarray:
+        """float32 ``[N, PRIVILEGED_SIZE]``: for the seat to act in each game, what it cannot see
+        (the opponent's hand and the stock order, :mod:`ginenv.game.privileged`), as the game
+        stands after the last ``reset``/``step``.  For a training-time critic only: never an
+        input of a policy.
+
+        >>> venv = BatchedGinEnv(2, seed=0)
+        >>> _ = venv.reset()
+        >>> venv.privileged().shape, venv.privileged()[:, :52].sum(axis=1).tolist()
+        ((2, 104), [10.0, 10.0])
+        """
+        if not self._started:
+            raise RuntimeError("call reset() first")
+        return self._outputs("privileged")[0]
 
     def restart(self, games: Sequence[int]) -> tuple[np.ndarray, ...]:
         """Start a new episode at once in each game of ``games`` (indices ``0..num_envs-1``),

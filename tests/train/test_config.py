@@ -89,5 +89,5 @@ def test_saved_config_reloads_to_the_same_config(tmp_path):
 
 
 def test_config_sections_are_the_documented_ones():
-    assert [f.name for f in fields(RunConfig)][-8:] == ["env", "policy", "ppo", "league", "shaping", "clone",
-                                                         "eval", "rollout"]
+    assert [f.name for f in fields(RunConfig)][-9:] == ["env", "policy", "ppo", "league", "critic", "shaping",
+                                                         "clone", "eval", "rollout"]

@@ -3,11 +3,16 @@ and a real learning check (the smoke config beats `random`)."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+import yaml
 
 from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import Architecture, CheckpointError, PolicyNet, read_checkpoint
@@ -161,3 +166,69 @@ def test_smoke_config_learns_to_beat_random(tmp_path):
     run = train(load_config(ROOT / "configs" / "smoke.yaml"), out=tmp_path, progress_bar=False)
     result = evaluate(f"ppo:path={run / 'final.pt'}", "random", games=200, episode="hand", seed=123, workers=1)
     assert result.wins_a / result.games >= 0.80, result.results_dict()
+
+
+def _write_config(path: Path, overrides: list[str]) -> Path:
+    data: dict = {}
+    for item in overrides:
+        key, _, raw = item.partition("=")
+        section, _, name = key.rpartition(".")
+        value = yaml.safe_load(raw)
+        (data.setdefault(section, {}) if section else data)[name] = value
+    path.write_text(yaml.safe_dump(data, sort_keys=False))  # the order of league.opponents matters
+    return path
+
+
+def test_a_signalled_run_stops_cleanly_and_resumes_bit_identical(tmp_path):
+    """SIGTERM in the middle of a real ``ginrummy train``: the update in progress finishes, the run
+    writes a checkpoint, final.pt, summary.json and its curves and exits 143; resumed, it ends
+    exactly as a run that was never stopped."""
+    overrides = [*TINY, "ppo.total_steps=3000", "eval.every=0", "checkpoint_every=2", "keep_checkpoints=100"]
+    config = _write_config(tmp_path / "tiny.yaml", overrides)
+    command = [sys.executable, "-m", "train.cli", "train", str(config), "--out", str(tmp_path), "--name", "stopped",
+               "--no-progress"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = tmp_path / "stopped"
+    deadline = time.monotonic() + 120
+    while len(list((run / "checkpoints").glob("update_*.pt"))) < 2:  # a few updates done
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 143, err
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["stopped_by"] == "SIGTERM" and not summary["finished"] and summary["update"] >= 3
+    assert "SIGTERM: stopping after this update" in err and f"--resume {run}" in out
+    assert f"ppo:path={run / 'final.pt'} simple" in out
+    assert (run / "final.pt").is_file() and (run / "curves.png").is_file()
+    assert read_checkpoint(sorted((run / "checkpoints").glob("update_*.pt"))[-1])["update"] == summary["update"]
+    train(None, resume=run, progress_bar=False)
+    straight = train(load_config(None, overrides + ["name=straight"]), out=tmp_path, progress_bar=False)
+    a, b = _parameters(straight), _parameters(run)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert json.loads((run / "summary.json").read_text())["stopped_by"] == "total_steps"
+
+
+def test_a_time_limit_stops_the_session_with_everything_written(tmp_path):
+    cfg = _tiny("ppo.total_steps=3000", "eval.every=0", "time_limit=0.0001")
+    run = train(cfg, out=tmp_path, progress_bar=False)
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["stopped_by"] == "time_limit" and not summary["finished"]
+    assert (run / "final.pt").is_file() and sorted((run / "checkpoints").glob("update_*.pt"))
+    train(None, resume=run, progress_bar=False, time_limit=10)
+    assert json.loads((run / "summary.json").read_text())["finished"]
+
+
+SELFPLAY_CI = ["env.num_envs=64", "ppo.total_steps=130000", "ppo.lr=0.001", "ppo.anneal_lr=false", "eval.every=0",
+               "league.snapshot_every=5", "eval.opponents=[random]", "eval.best_against=random", "eval.games=2"]
+"""configs/selfplay.yaml cut to CI size: the same league (itself and PFSP snapshots only), critic and shaping."""
+
+
+def test_selfplay_recipe_learns_from_nothing_to_beat_random(tmp_path):
+    """Pure self-play (no heuristic in the league, no cloning, no init) for 130k decisions: the
+    greedy policy then wins at least 90% of single hands against `random`."""
+    cfg = load_config(ROOT / "configs" / "selfplay.yaml", SELFPLAY_CI)
+    assert set(cfg.league.opponents) <= {"self", "snapshot"} and cfg.clone.agent is None and cfg.init is None
+    run = train(cfg, out=tmp_path, progress_bar=False)
+    result = evaluate(f"ppo:path={run / 'final.pt'}", "random", games=200, episode="hand", seed=123, workers=1)
+    assert result.wins_a / result.games >= 0.90, result.results_dict()

@@ -5,9 +5,13 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from train.evaluation.ratings import (
     ELO_PER_THETA,
+    LADDER_ELO,
+    anchored_elo,
     bootstrap_intervals,
     bradley_terry,
     elo,
@@ -119,3 +123,19 @@ def test_bootstrap_interval_of_a_winless_agent_is_not_degenerate():
     low, high = bootstrap_intervals(3, histograms, prior=1.0, samples=300, seed=0)
     assert np.all(low <= rating) and np.all(rating <= high)
     assert high[2] - low[2] > 100
+
+
+@given(st.floats(0.02, 0.98), st.sampled_from(sorted(LADDER_ELO)))
+@settings(max_examples=50, deadline=None)
+def test_anchored_elo_inverts_the_elo_expectation_against_one_anchor(share, anchor):
+    games = 10_000
+    rating = anchored_elo({anchor: (share * games, games)}, prior=0)
+    assert 1 / (1 + 10 ** ((LADDER_ELO[anchor] - rating) / 400)) == pytest.approx(share, abs=1e-6)
+
+
+def test_anchored_elo_rises_with_the_score_and_stays_finite_after_all_wins():
+    low = anchored_elo({"random": (30, 40), "simple": (5, 40), "greedy": (4, 40)})
+    high = anchored_elo({"random": (40, 40), "simple": (20, 40), "greedy": (15, 40)})
+    best = anchored_elo({"random": (40, 40), "simple": (40, 40), "greedy": (40, 40)})
+    assert low < high < best < 3000
+    assert math.isnan(anchored_elo({"montecarlo": (10, 20)}))

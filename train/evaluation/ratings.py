@@ -167,3 +167,41 @@ def bootstrap_intervals(k: int, histograms: Mapping[tuple[int, int], Sequence[in
         draws[s] = elo(bradley_terry(wins_from_histograms(k, resampled), tol=1e-8, init=center))
     tail = (1 - confidence) / 2
     return np.quantile(draws, tail, axis=0), np.quantile(draws, 1 - tail, axis=0)
+
+
+LADDER_ELO = {"random": 702.0, "simple": 1500.0, "greedy": 1562.0}
+"""Fixed Elo ratings of the heuristic ladder in games to 100 under ``pagat``, ``simple`` = 1500:
+``greedy`` from its 58.9% against ``simple`` (800 games, seed 2, the README's strength table);
+``random`` from the lower end of ``simple``'s interval against it (99.0%; it won all 800 games, so
+its true gap is at least this wide)."""
+ELO_TAG = "eval_games/elo_vs_ladder"
+"""The TensorBoard tag under which the trainer logs :func:`anchored_elo` against :data:`LADDER_ELO`."""
+
+
+def anchored_elo(results: Mapping[str, tuple[float, int]], anchors: Mapping[str, float] = LADDER_ELO,
+                 prior: float = 1.0) -> float:
+    """The Elo rating of one agent from its ``results`` against agents of fixed rating:
+    ``{name: (score, games)}`` (a draw scores half), names missing from ``anchors`` ignored.
+    The maximum-likelihood rating under the Elo model, with ``prior`` virtual drawn games
+    against each anchor played (keeping it finite after all wins or all losses); nan when no
+    result names an anchor.
+
+    >>> round(anchored_elo({"simple": (50, 100), "ppo": (90, 100)}))  # ppo is no anchor: ignored
+    1500
+    >>> round(anchored_elo({"simple": (75, 100)}, prior=0))  # 3:1 odds: 191 points above
+    1691
+    """
+    rows = [(anchors[name], score + prior / 2, games + prior) for name, (score, games) in results.items()
+            if name in anchors and games + prior > 0]
+    if not rows:
+        return float("nan")
+    rating = float(np.mean([anchor for anchor, _, _ in rows]))
+    for _ in range(100):
+        expected = [games / (1 + 10 ** ((anchor - rating) / 400)) for anchor, _, games in rows]
+        gradient = sum(score for _, score, _ in rows) - sum(expected)
+        slope = sum(e * (1 - e / games) for e, (_, _, games) in zip(expected, rows)) * math.log(10) / 400
+        step = float(np.clip(gradient / max(slope, 1e-12), -400, 400))
+        rating += step
+        if abs(step) < 1e-9:
+            break
+    return rating

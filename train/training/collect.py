@@ -33,7 +33,9 @@ from agents.neural.features import hand_deadwood
 from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import FEATURES, PolicyNet
 from ginenv.envs.batched import BatchedGinEnv
+from ginenv.game.privileged import PRIVILEGED_SIZE
 from train.training.config import RunConfig
+from train.training.critic import PrivilegedCritic
 from train.training.gae import gae
 from train.training.league import SELF, SNAPSHOT, League
 
@@ -50,6 +52,8 @@ class Batch:
     values: np.ndarray
     advantages: np.ndarray
     returns: np.ndarray
+    privileged: np.ndarray
+    """What the privileged critic reads beside ``h`` (``[B, PRIVILEGED_SIZE]``; ``[B, 0]`` without one)."""
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -90,10 +94,15 @@ class RolloutStats:
 
 
 class Collector:
-    """Steps ``num_envs`` games against the league and keeps their state between rollouts."""
+    """Steps ``num_envs`` games against the league and keeps their state between rollouts.
 
-    def __init__(self, cfg: RunConfig, net: PolicyNet, league: League, num_envs: Optional[int] = None) -> None:
-        self.cfg, self.net, self.league = cfg, net, league
+    With a ``critic`` (:class:`train.training.critic.PrivilegedCritic`) the recorded values are
+    its estimates from the trunk's output and the env's privileged vector; the policy samples
+    from the observation alone either way."""
+
+    def __init__(self, cfg: RunConfig, net: PolicyNet, league: League, num_envs: Optional[int] = None,
+                 critic: Optional[PrivilegedCritic] = None) -> None:
+        self.cfg, self.net, self.league, self.critic = cfg, net, league, critic
         e = cfg.env
         self.num_envs = num_envs or e.num_envs
         self.venv = BatchedGinEnv(self.num_envs, ruleset=e.ruleset, episode=e.episode, reward_mode=e.reward_mode,
@@ -131,6 +140,7 @@ class Collector:
         action_buf = np.zeros((steps, n), dtype=np.int64)
         logp_buf = np.zeros((steps, n), dtype=np.float32)
         value_buf = np.zeros((steps, n), dtype=np.float32)
+        privileged_buf = np.zeros((steps, n, PRIVILEGED_SIZE if self.critic is not None else 0), dtype=np.float32)
         reward_buf = np.zeros((steps, n), dtype=np.float32)
         done_buf = np.zeros((steps, n), dtype=bool)
         seat_buf = np.zeros((steps, n), dtype=np.int64)
@@ -149,10 +159,14 @@ class Collector:
                 masks = self.masks[mine] > 0
                 with torch.no_grad():
                     features = self.net.features(torch.from_numpy(obs))
-                    logits, values = self.net.head(features)
+                    h = self.net.trunk(features)
+                    logits, values = self.net.read_out(features, h)
                     dist = MaskedCategorical(logits, torch.from_numpy(masks))
                     chosen = dist.sample(generator)
                     logp = dist.log_prob(chosen)
+                    if self.critic is not None:  # the hidden cards reach the critic's value only
+                        privileged_buf[t, mine] = self.venv.privileged()[mine]
+                        values = self.critic(h, torch.from_numpy(privileged_buf[t, mine]))
                 actions[mine] = chosen.numpy()
                 feature_buf[t, mine], mask_buf[t, mine] = features.numpy(), masks
                 action_buf[t, mine], logp_buf[t, mine], value_buf[t, mine] = actions[mine], logp.numpy(), values.numpy()
@@ -169,7 +183,7 @@ class Collector:
         pick = trainable.reshape(-1)
         flat = lambda a: a.reshape(steps * n, *a.shape[2:])[pick]  # noqa: E731  (step-major order kept)
         batch = Batch(flat(feature_buf), flat(mask_buf), flat(action_buf), flat(logp_buf), flat(value_buf),
-                      flat(advantages), flat(returns))
+                      flat(advantages), flat(returns), flat(privileged_buf))
         return batch, stats
 
     def _opponent_actions(self, games: np.ndarray, actions: np.ndarray, generator: torch.Generator) -> None:
@@ -214,7 +228,8 @@ class Collector:
             if not is_self[i]:
                 mine = self.episode_reward[i, self.learner_seat[i]]
                 stats.learner_points.append(float(mine))
-                self.league.record(int(self.opponent[i]), 1.0 if mine > 0 else 0.5 if mine == 0 else 0.0)
+                self.league.record(int(self.opponent[i]), 1.0 if mine > 0 else 0.5 if mine == 0 else 0.0,
+                                   int(self.snapshot[i]))
         self.episode_reward[ended_games] = 0.0
         self.opponent[ended_games], self.learner_seat[ended_games], self.snapshot[ended_games] = \
             self.league.draw(int(ended_games.size))

@@ -103,6 +103,24 @@ class LeagueConfig:
     prioritise: float = 0.0
     """0: sample by the weights; p > 0: multiply each weight by ``(1 - win rate + 0.05) ** p`` (recent
     episodes), favouring the opponents the learner beats least (one it nearly always beats all but vanishes)."""
+    pfsp: float = 0.0
+    """Prioritised fictitious self-play among the snapshots: 0 draws a snapshot uniformly; p > 0 draws
+    snapshot ``k`` with weight ``(1 - w_k + 0.05) ** p``, ``w_k`` the learner's score in its recent episodes
+    against it (0.5 before any), so the past selves that still beat the learner come back most."""
+
+
+@dataclass(frozen=True)
+class CriticConfig:
+    """The value function PPO learns with (:mod:`train.training.critic`)."""
+
+    kind: str = "policy"
+    """``policy``: the policy network's own value head (it reads the observation); ``privileged``: a
+    separate critic that also reads what the seat cannot see (the opponent's hand, the stock order),
+    during training only.  The policy and the saved policy files are the same either way."""
+    hidden: int = 256
+    """Width of the privileged critic's hidden layers."""
+    layers: int = 2
+    """Hidden layers of the privileged critic."""
 
 
 @dataclass(frozen=True)
@@ -199,8 +217,10 @@ class EvalConfig:
     """Agent specs to evaluate against."""
     games: int = 40
     """Games per opponent (an even number: mirrored pairs)."""
-    episode: str = "hand"
-    """``"hand"`` or ``"game"``: what a game of the evaluation is."""
+    episode: str = "game"
+    """``"game"`` (games to the target, as ``ginrummy eval`` plays by default) or ``"hand"`` (single
+    hands): what a game of the evaluation is; the console and the TensorBoard tags (``eval_games/``,
+    ``eval_hands/``) say which."""
     best_against: str = "simple"
     """Opponent whose win rate picks the ``best.pt`` checkpoint."""
 
@@ -225,7 +245,7 @@ class RolloutConfig:
 
 @dataclass(frozen=True)
 class RunConfig:
-    """One training run.  Sections: ``env``, ``policy``, ``ppo``, ``league``, ``shaping``,
+    """One training run.  Sections: ``env``, ``policy``, ``ppo``, ``league``, ``critic``, ``shaping``,
     ``clone``, ``eval``, ``rollout``."""
 
     name: str = "run"
@@ -235,6 +255,10 @@ class RunConfig:
     threads: int = 2
     """Torch CPU threads (2 suits a 2-core machine that runs nothing else); use 1 when other work
     shares the cores, as oversubscribed threads slow small batches down many times over."""
+    time_limit: Optional[float] = None
+    """Minutes of training per session (``null``: none); at the limit the run stops cleanly after the update
+    in progress, with a checkpoint, ``final.pt`` and ``summary.json``; ``--resume`` goes on.  ``--time-limit``
+    overrides it."""
     checkpoint_every: int = 10
     """Updates between checkpoints."""
     keep_checkpoints: int = 3
@@ -246,6 +270,7 @@ class RunConfig:
     policy: Architecture = field(default_factory=Architecture)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     league: LeagueConfig = field(default_factory=LeagueConfig)
+    critic: CriticConfig = field(default_factory=CriticConfig)
     shaping: ShapingConfig = field(default_factory=ShapingConfig)
     clone: CloneConfig = field(default_factory=CloneConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
@@ -378,7 +403,8 @@ def _dagger_entry(entry: Any) -> Optional[str]:
 
 
 CHECKS: dict[str, Any] = {
-    "name": _name, "seed": _int(0, 2**63 - 1), "threads": _int(1, 256), "checkpoint_every": _int(1, 10**6),
+    "name": _name, "seed": _int(0, 2**63 - 1), "threads": _int(1, 256),
+    "time_limit": _optional(_number(0, 10**7, open_low=True)), "checkpoint_every": _int(1, 10**6),
     "keep_checkpoints": _int(1, 1000), "init": _optional(lambda v: None if isinstance(v, str) and v else
                                                           "must be a checkpoint path"),
     "env.ruleset": _choice(*PRESETS), "env.episode": _choice("hand", "game"), "env.reward_mode": _choice(*REWARD_MODES),
@@ -392,7 +418,8 @@ CHECKS: dict[str, Any] = {
     "ppo.ent_coef": _number(0, 10), "ppo.vf_coef": _number(0, 100), "ppo.max_grad_norm": _number(0, 1e6, open_low=True),
     "ppo.target_kl": _optional(_number(0, 100, open_low=True)),
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
-    "league.prioritise": _number(0, 100),
+    "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
+    "critic.kind": _choice("policy", "privileged"), "critic.hidden": _int(1, 4096), "critic.layers": _int(1, 16),
     "shaping.deadwood": _number(0, 100),
     "clone.agent": _optional(_agent_spec), "clone.decisions": _int(1, 10**8), "clone.epochs": _int(1, 1000),
     "clone.lr": _number(0, 1, open_low=True), "clone.chunk": _int(1, 10**7), "clone.workers": _int(1, 256),
@@ -464,8 +491,8 @@ def _markdown(doc: str) -> str:
 
 
 _SECTIONS: dict[str, type] = {"env": EnvConfig, "policy": Architecture, "ppo": PPOConfig, "league": LeagueConfig,
-                              "shaping": ShapingConfig, "clone": CloneConfig, "eval": EvalConfig,
-                              "rollout": RolloutConfig}
+                              "critic": CriticConfig, "shaping": ShapingConfig, "clone": CloneConfig,
+                              "eval": EvalConfig, "rollout": RolloutConfig}
 
 
 def _refuse_unknown(kind: type, data: dict[str, Any], prefix: str) -> None:

@@ -18,6 +18,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
+from train.evaluation.ratings import ELO_TAG, LADDER_ELO  # noqa: E402
+
 
 def read_scalars(run_dir: Path) -> dict[str, dict[int, float]]:
     """``tag -> {step: value}`` from the run's ``tb`` folder (the last value wins on a step
@@ -59,6 +61,9 @@ def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
                    (["charts/learner_reward"], "learner reward per episode (non-self games)", "update"),
                    (["losses/entropy"], "policy entropy", "update"),
                    (sorted(t for t in scalars if t.startswith("charts/outcome_")), "hand outcomes", "update")]
+        if ELO_TAG in scalars:
+            panels += [(ELO_TAG, "Elo against the fixed ladder", "decisions trained on"),
+                       (["charts/SPS"], "samples per second", "update")]
     if cloning:
         panels += [(["clone/accuracy", "clone/held_out_accuracy"], "cloning: agreement with the agent", "epoch"),
                    (["clone/loss"], "cloning: loss", "epoch")]
@@ -68,6 +73,9 @@ def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
     for ax, (tags, name, x_name) in zip(axes.flatten(order="F" if columns > 1 else "C"), panels):
         if tags is None:
             _plot_win_rates(ax, scalars)
+            continue
+        if tags == ELO_TAG:
+            _plot_elo(ax, scalars)
             continue
         for tag in tags:
             if tag in scalars:
@@ -83,13 +91,24 @@ def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
     plt.close(figure)
 
 
+def _plot_elo(ax: Any, scalars: dict[str, dict[int, float]]) -> None:
+    """The policy's Elo against the ladder by decisions trained on, the ladder's ratings as lines."""
+    elo, samples = scalars[ELO_TAG], scalars.get("charts/global_step", {})
+    steps = sorted(elo)
+    ax.plot([samples.get(s, float("nan")) for s in steps], [elo[s] for s in steps], marker="o", label="policy")
+    for name, rating in LADDER_ELO.items():
+        ax.axhline(rating, color="grey", lw=0.8, ls=":")
+        ax.annotate(name, (0, rating), xycoords=("axes fraction", "data"), fontsize=7, va="bottom")
+    ax.set(title="Elo against the fixed ladder", xlabel="decisions trained on")
+
+
 def _plot_win_rates(ax: Any, scalars: dict[str, dict[int, float]]) -> None:
-    """Each evaluation opponent's win rate by update, with its 95% interval."""
-    for tag in sorted(t for t in scalars if t.startswith("eval/") and t.endswith("/win_rate_a")):
-        opponent = tag.split("/")[1]
+    """Each evaluation opponent's win rate by update, with its 95% interval (games or hands, as evaluated)."""
+    for tag in sorted(t for t in scalars if t.startswith(("eval_games/", "eval_hands/")) and t.endswith("/win_rate_a")):
+        prefix, opponent, _ = tag.split("/")
         steps = sorted(scalars[tag])
-        ax.plot(steps, [scalars[tag][s] for s in steps], marker="o", label=f"vs {opponent}")
-        low, high = scalars.get(f"eval/{opponent}/ci_low", {}), scalars.get(f"eval/{opponent}/ci_high", {})
+        ax.plot(steps, [scalars[tag][s] for s in steps], marker="o", label=f"vs {opponent} ({prefix[5:]})")
+        low, high = scalars.get(f"{prefix}/{opponent}/ci_low", {}), scalars.get(f"{prefix}/{opponent}/ci_high", {})
         if low and high:
             ax.fill_between(steps, [low.get(s, float("nan")) for s in steps],
                             [high.get(s, float("nan")) for s in steps], alpha=0.2)

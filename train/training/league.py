@@ -1,7 +1,9 @@
 """The opponent pool: the learner itself, frozen snapshots of it, and heuristic agents.
 
 Each episode of each game draws an opponent by the configured weights (optionally
-prioritised towards opponents the learner beats least).  ``self`` games let the learner
+prioritised towards opponents the learner beats least); a ``snapshot`` episode then draws
+one of the frozen past selves, uniformly or, with ``pfsp``, by how often it still beats the
+learner (prioritised fictitious self-play, as in AlphaStar's league).  ``self`` games let the learner
 play both seats (both seats' decisions are trained on); in the others the learner takes one
 seat, drawn at random, and the opponent the other.
 
@@ -38,6 +40,8 @@ class League:
         self.architecture = architecture
         self.snapshots: list[dict[str, torch.Tensor]] = []
         self.snapshot_nets: list[PolicyNet] = []
+        self.snapshot_results: list[deque] = []
+        """The learner's recent scores against each snapshot (for ``pfsp``)."""
         self.results: dict[str, deque] = {name: deque(maxlen=RECENT) for name in self.names}
         self.rng = np.random.default_rng(derive_seed(seed, 1))
         self.seed = seed
@@ -63,12 +67,33 @@ class League:
                 raise ValueError("league needs an opponent other than 'snapshot' before the first snapshot")
         return weights / weights.sum()
 
+    def snapshot_probabilities(self) -> np.ndarray:
+        """How a snapshot game picks its snapshot: uniformly, or by ``pfsp`` (the past selves the
+        learner beats least most often).
+
+        >>> league = League(LeagueConfig(opponents={"snapshot": 1}, pfsp=1.0), seed=0)
+        >>> league.snapshot_results = [deque([1.0, 1.0]), deque([0.0, 1.0]), deque()]
+        >>> [round(float(p), 3) for p in league.snapshot_probabilities()]
+        [0.043, 0.478, 0.478]
+        """
+        count = len(self.snapshot_results)
+        if not count:
+            return np.zeros(0)
+        if self.cfg.pfsp <= 0:
+            return np.full(count, 1.0 / count)
+        scores = np.array([np.mean(r) if r else 0.5 for r in self.snapshot_results])
+        weights = (1.0 - scores + 0.05) ** self.cfg.pfsp
+        return weights / weights.sum()
+
     def draw(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For ``count`` new episodes: opponent index, learner seat, snapshot index (or -1)."""
         opponent = self.rng.choice(len(self.names), size=count, p=self.probabilities())
         seat = self.rng.integers(0, 2, size=count)
-        snapshot = np.where([self.names[o] == SNAPSHOT for o in opponent],
-                            self.rng.integers(0, max(1, len(self.snapshots)), size=count), -1)
+        if self.snapshots and self.cfg.pfsp > 0:
+            picks = self.rng.choice(len(self.snapshots), size=count, p=self.snapshot_probabilities())
+        else:  # the uniform draw of runs made before pfsp existed, kept so that they resume alike
+            picks = self.rng.integers(0, max(1, len(self.snapshots)), size=count)
+        snapshot = np.where([self.names[o] == SNAPSHOT for o in opponent], picks, -1)
         return opponent, seat, snapshot
 
     def add_snapshot(self, state: Mapping[str, torch.Tensor]) -> None:
@@ -77,13 +102,18 @@ class League:
         net.load_state_dict(state)
         self.snapshots.append({k: v.detach().clone() for k, v in state.items()})
         self.snapshot_nets.append(net.eval())
+        self.snapshot_results.append(deque(maxlen=RECENT))
         if len(self.snapshots) > self.cfg.max_snapshots:
             self.snapshots.pop(0)
             self.snapshot_nets.pop(0)
+            self.snapshot_results.pop(0)
 
-    def record(self, opponent: int, score: float) -> None:
-        """The learner's result of an episode against ``names[opponent]`` (1 win, 0.5 draw, 0 loss)."""
+    def record(self, opponent: int, score: float, snapshot: int = -1) -> None:
+        """The learner's result of an episode against ``names[opponent]`` (1 win, 0.5 draw, 0 loss);
+        ``snapshot``: which snapshot it played (-1: none)."""
         self.results[self.names[opponent]].append(score)
+        if snapshot >= 0:
+            self.snapshot_results[snapshot].append(score)
 
     def win_rate(self, name: str) -> float:
         """The learner's score over recent episodes against ``name`` (nan when none)."""
@@ -93,13 +123,15 @@ class League:
     def state(self) -> dict[str, Any]:
         """Plain data for a checkpoint."""
         return {"snapshots": list(self.snapshots), "results": {n: list(r) for n, r in self.results.items()},
-                "rng": self.rng.bit_generator.state}
+                "snapshot_results": [list(r) for r in self.snapshot_results], "rng": self.rng.bit_generator.state}
 
     def load_state(self, state: Mapping[str, Any]) -> None:
         """Restore :meth:`state` (the same config)."""
         self.snapshots, self.snapshot_nets = [], []
         for snapshot in state["snapshots"]:
             self.add_snapshot(snapshot)
+        for results, saved in zip(self.snapshot_results, state.get("snapshot_results", ())):
+            results.extend(saved)
         for name, results in state["results"].items():
             self.results[name] = deque(results, maxlen=RECENT)
         self.rng.bit_generator.state = state["rng"]

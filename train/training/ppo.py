@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import json
 import math
+import signal
+import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,27 +37,31 @@ from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import PolicyNet, load_policy
 from ginenv.seeding import derive_seed
 from train.evaluation.evaluate import evaluate
+from train.evaluation.ratings import ELO_TAG, LADDER_ELO, anchored_elo
 from train.training import checkpoint
 from train.training.clone import clone
 from train.training.collect import Batch, Collector
 from train.training.config import ConfigError, PPOConfig, RunConfig, load_config, to_dict
+from train.training.critic import PrivilegedCritic, make_critic
 from train.training.league import League
 from train.training.ray_pool import RayPool
 from train.training.shards import ShardedCollector
 
 
-def make_collector(cfg: RunConfig, net: PolicyNet, league: League) -> Union[Collector, ShardedCollector]:
+def make_collector(cfg: RunConfig, net: PolicyNet, league: League,
+                   critic: Optional[PrivilegedCritic] = None) -> Union[Collector, ShardedCollector]:
     """The collector of ``rollout.backend``: a :class:`Collector` here, or shards on Ray actors."""
     if cfg.rollout.backend == "ray":
-        return ShardedCollector(cfg, net, league, RayPool(cfg))
-    return Collector(cfg, net, league)
+        return ShardedCollector(cfg, net, league, RayPool(cfg), critic)
+    return Collector(cfg, net, league, critic=critic)
 
 
 # ----- the update ---------------------------------------------------------------------------
 def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
-               generator: torch.Generator) -> dict[str, float]:
+               generator: torch.Generator, critic: Optional[PrivilegedCritic] = None) -> dict[str, float]:
     """``cfg.epochs`` passes of clipped-PPO minibatch updates over ``batch``; returns the
-    mean losses, entropy, approximate KL, clip fraction and explained variance."""
+    mean losses, entropy, approximate KL, clip fraction and explained variance.  With a
+    ``critic`` the value loss trains it (on ``batch.privileged``) instead of ``net``'s value head."""
     b_features = torch.from_numpy(batch.features)
     b_masks = torch.from_numpy(batch.masks)
     b_actions = torch.from_numpy(batch.actions)
@@ -62,6 +69,8 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     b_advantages = torch.from_numpy(batch.advantages)
     b_returns = torch.from_numpy(batch.returns)
     b_values = torch.from_numpy(batch.values)
+    b_privileged = torch.from_numpy(batch.privileged)
+    parameters = [p for group in optimizer.param_groups for p in group["params"]]
     size = len(batch)
     mb_size = max(1, math.ceil(size / cfg.minibatches))
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
@@ -71,7 +80,10 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
         kl_epoch = []
         for start in range(0, size, mb_size):
             mb = order[start:start + mb_size]
-            logits, values = net.head(b_features[mb])
+            h = net.trunk(b_features[mb])
+            logits, values = net.read_out(b_features[mb], h)
+            if critic is not None:
+                values = critic(h, b_privileged[mb])
             dist = MaskedCategorical(logits, b_masks[mb])
             logratio = dist.log_prob(b_actions[mb]) - b_logprobs[mb]
             ratio = logratio.exp()
@@ -91,7 +103,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
             loss = policy_loss - cfg.ent_coef * entropy + cfg.vf_coef * value_loss
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(parameters, cfg.max_grad_norm)
             optimizer.step()
             for key, value in (("policy_loss", policy_loss), ("value_loss", value_loss), ("entropy", entropy),
                                ("approx_kl", approx_kl), ("clip_fraction", clip_fraction)):
@@ -138,9 +150,11 @@ class Trainer:
         torch.set_num_threads(cfg.threads)
         torch.manual_seed(derive_seed(cfg.seed, 0))
         self.net = PolicyNet(cfg.policy)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
+        self.critic = make_critic(cfg.critic, cfg.policy.hidden)
+        learned = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else ())]
+        self.optimizer = torch.optim.Adam(learned, lr=cfg.ppo.lr, eps=1e-5)
         self.league = League(cfg.league, cfg.seed, cfg.policy)
-        self.collector = make_collector(cfg, self.net, self.league)
+        self.collector = make_collector(cfg, self.net, self.league, self.critic)
         self.generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 3))
         self.progress = Progress()
         self.last_eval: dict[str, Any] = {}
@@ -151,10 +165,13 @@ class Trainer:
                 "optimizer": self.optimizer.state_dict(), "update": self.progress.update,
                 "global_step": self.progress.global_step, "best": self.progress.best,
                 "league": self.league.state(), "collector": self.collector.state(),
-                "generator": self.generator.get_state(), "eval": self.last_eval}
+                "generator": self.generator.get_state(), "eval": self.last_eval,
+                **({"critic": self.critic.state_dict()} if self.critic is not None else {})}
 
     def load(self, data: dict[str, Any]) -> None:
         self.net.load_state_dict(data["model"])
+        if self.critic is not None:
+            self.critic.load_state_dict(data["critic"])
         self.optimizer.load_state_dict(data["optimizer"])
         self.progress = Progress(data["update"], data["global_step"], data["best"])
         self.league.load_state(data["league"])
@@ -182,7 +199,8 @@ class Trainer:
         batch = batch.newest(cfg.ppo.batch_size)
         collected = time.perf_counter()
         self.net.train()
-        metrics = ppo_update(self.net, self.optimizer, batch, cfg.ppo, self.generator) if len(batch) else {}
+        metrics = (ppo_update(self.net, self.optimizer, batch, cfg.ppo, self.generator, self.critic)
+                   if len(batch) else {})
         finished = time.perf_counter()
         progress.update += 1
         progress.global_step += len(batch)
@@ -191,6 +209,7 @@ class Trainer:
         hands = sum(stats.outcomes.values())
         metrics.update({
             "learning_rate": self.optimizer.param_groups[0]["lr"], "samples": float(len(batch)),
+            "global_step": float(progress.global_step),
             "SPS": len(batch) / max(finished - started, 1e-9),
             "rollout_SPS": stats.decisions / max(collected - started, 1e-9),
             "episodes": float(stats.episodes),
@@ -213,7 +232,7 @@ class Trainer:
                               workers=1)
             results[opponent] = {**result.results_dict(), "agent_a": f"ppo:path={policy.name}"}  # run-relative
         self.last_eval = {"update": self.progress.update, "global_step": self.progress.global_step,
-                          "results": results}
+                          "results": results, **ladder_rating(results, cfg)}
         score = results[cfg.eval.best_against]["win_rate_a"]
         if score > self.progress.best:
             self.progress.best = score
@@ -237,12 +256,30 @@ def _log_clone(writer: SummaryWriter, metrics: dict[str, Any]) -> None:
             writer.add_scalar(f"clone/{key}", metrics[key], metrics["epoch"])
 
 
-def _log_eval(writer: SummaryWriter, results: dict[str, Any], step: int) -> None:
-    for opponent, result in results.items():
+def ladder_rating(results: dict[str, Any], cfg: RunConfig) -> dict[str, float]:
+    """``{"elo": rating}`` of the evaluated policy against the fixed ladder
+    (:data:`train.evaluation.ratings.LADDER_ELO`, measured in games to 100 under ``pagat``), when the
+    evaluation played such games against at least one ladder agent; else ``{}``."""
+    if cfg.env.ruleset != "pagat" or cfg.eval.episode != "game":
+        return {}
+    scores = {name: (r["win_rate_a"] * r["games"], r["games"]) for name, r in results.items() if name in LADDER_ELO}
+    return {"elo": anchored_elo(scores)} if scores else {}
+
+
+def eval_prefix(episode: str) -> str:
+    """The TensorBoard prefix of evaluations of that episode kind: ``eval_games`` or ``eval_hands``."""
+    return f"eval_{episode}s"
+
+
+def _log_eval(writer: SummaryWriter, evaluation: dict[str, Any], step: int) -> None:
+    for opponent, result in evaluation["results"].items():
+        prefix = eval_prefix(result["episode"])
         tag = opponent.replace(":", "_").replace(",", "_").replace("=", "-")
         for key in ("win_rate_a", "ci_low", "ci_high", "points_per_hand_a", "gin_rate_a", "undercut_rate_a",
                     "undercut_rate_b", "dead_rate"):
-            writer.add_scalar(f"eval/{tag}/{key}", result[key], step)
+            writer.add_scalar(f"{prefix}/{tag}/{key}", result[key], step)
+    if "elo" in evaluation:
+        writer.add_scalar(ELO_TAG, evaluation["elo"], step)
 
 
 def prepare_run(cfg: RunConfig, out: Path) -> Path:
@@ -256,14 +293,17 @@ def prepare_run(cfg: RunConfig, out: Path) -> Path:
 
 
 def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[Path] = None, progress_bar: bool = True,
-          stop_after: Optional[int] = None) -> Path:
+          stop_after: Optional[int] = None, time_limit: Optional[float] = None) -> Path:
     """Run (or resume) training; returns the run folder.
 
     ``resume`` is a run folder: its saved config and newest full checkpoint are used (``cfg``
     is ignored); a run stopped before its first checkpoint starts again from its config (a
-    behaviour-cloning warm start reuses the decisions it had recorded).  ``stop_after`` ends
-    the session after that many updates in total (the run can be resumed later); training
-    otherwise goes on to ``ppo.total_steps``.
+    behaviour-cloning warm start reuses the decisions it had recorded).  The session ends at
+    ``ppo.total_steps``, or earlier: after ``stop_after`` updates in total, once ``time_limit``
+    minutes (default: the config's ``time_limit``) have passed in this session, or at SIGINT /
+    SIGTERM (a second one aborts at once).  Every end finishes the update in progress and writes
+    a full checkpoint, ``final.pt`` (the policy as it stands), ``summary.json`` (with
+    ``stopped_by``) and the curves, so that ``resume`` continues exactly.
     """
     saved = None
     if resume is not None:
@@ -276,6 +316,8 @@ def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[P
         raise ValueError("train needs a config or a run to resume")
     else:
         run_dir = prepare_run(cfg, Path(out))
+    limit = time_limit if time_limit is not None else cfg.time_limit
+    deadline = None if limit is None else time.monotonic() + 60.0 * limit
     trainer = Trainer(cfg, run_dir)
     if saved is not None:
         trainer.load(saved)
@@ -285,27 +327,73 @@ def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[P
     writer = SummaryWriter(str(run_dir / "tb"), purge_step=p.update if p.update else None)
     bar = tqdm(total=cfg.ppo.total_steps, initial=min(p.global_step, cfg.ppo.total_steps), unit="dec",
                disable=not progress_bar, dynamic_ncols=True, desc=cfg.name)
+    stop = StopSignals()
+    stopped_by = "total_steps"
+    saved_at = p.update
     try:
-        while p.global_step < cfg.ppo.total_steps and (stop_after is None or p.update < stop_after):
+        while p.global_step < cfg.ppo.total_steps:
+            if stop_after is not None and p.update >= stop_after:
+                stopped_by = "stop_after"
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                stopped_by = "time_limit"
+                break
+            if stop.received:
+                stopped_by = stop.received
+                break
             before = p.global_step
             metrics = trainer.iteration()
             _log(writer, metrics, p.update)
             bar.update(min(p.global_step, cfg.ppo.total_steps) - min(before, cfg.ppo.total_steps))
             done = p.global_step >= cfg.ppo.total_steps
             if (cfg.eval.every and p.update % cfg.eval.every == 0) or done:
-                _log_eval(writer, trainer.evaluate(), p.update)
-            if p.update % cfg.checkpoint_every == 0 or done or p.update == stop_after:
+                trainer.evaluate()
+                _log_eval(writer, trainer.last_eval, p.update)
+            if p.update % cfg.checkpoint_every == 0:
                 trainer.save()
+                saved_at = p.update
             bar.set_postfix(_headline(metrics, trainer.last_eval), refresh=False)
+        if p.update != saved_at or not checkpoint.list_checkpoints(run_dir / "checkpoints"):
+            trainer.save()
+        checkpoint.save_policy(trainer.net, run_dir / "final.pt")
     finally:
+        stop.restore()
         bar.close()
         writer.close()
         trainer.close()
-    if p.global_step >= cfg.ppo.total_steps:
-        checkpoint.save_policy(trainer.net, run_dir / "final.pt")
-    summary = {"update": p.update, "global_step": p.global_step, "best_win_rate": p.best, "eval": trainer.last_eval}
+    summary = {"update": p.update, "global_step": p.global_step, "finished": p.global_step >= cfg.ppo.total_steps,
+               "stopped_by": stopped_by, "best_win_rate": p.best, "eval": trainer.last_eval}
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    from train.training.curves import export  # matplotlib only when a run ends
+
+    export(run_dir)
     return run_dir
+
+
+class StopSignals:
+    """While it is installed, SIGINT and SIGTERM ask the training loop to stop after the update in
+    progress (``received`` names the signal); a second one aborts at once (KeyboardInterrupt).
+    Installed only in the main thread (elsewhere Python allows no handlers, and it does nothing)."""
+
+    def __init__(self) -> None:
+        self.received: Optional[str] = None
+        self._previous: dict[int, Any] = {}
+        if threading.current_thread() is threading.main_thread():
+            for number in (signal.SIGINT, signal.SIGTERM):
+                self._previous[number] = signal.signal(number, self._handle)
+
+    def _handle(self, number: int, frame: Any) -> None:
+        if self.received is not None:
+            self.restore()
+            raise KeyboardInterrupt
+        self.received = signal.Signals(number).name
+        print(f"\n{self.received}: stopping after this update with a checkpoint (again to abort)", file=sys.stderr)
+
+    def restore(self) -> None:
+        """Put the handlers back as they were."""
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous = {}
 
 
 def warm_start(trainer: Trainer, progress_bar: bool = False) -> None:

@@ -27,6 +27,7 @@ from agents.neural.policy import PolicyNet
 from ginenv.seeding import derive_seed
 from train.training.collect import Batch, Collector, RolloutStats
 from train.training.config import RunConfig
+from train.training.critic import PrivilegedCritic, make_critic
 from train.training.league import RECENT, League
 
 TRIES = 4
@@ -57,6 +58,8 @@ class LeagueView:
     snapshots: list[dict[str, torch.Tensor]]
     results: dict[str, list[float]]
     """Recent results per opponent (for ``league.prioritise``)."""
+    snapshot_results: list[list[float]]
+    """Recent results per snapshot (for ``league.pfsp``)."""
 
 
 @dataclass
@@ -65,6 +68,8 @@ class Broadcast:
 
     weights: dict[str, torch.Tensor]
     league: LeagueView
+    critic: Optional[dict[str, torch.Tensor]] = None
+    """The privileged critic's weights (``critic.kind: privileged``)."""
 
 
 @dataclass
@@ -73,8 +78,8 @@ class ShardRollout:
 
     batch: Batch
     stats: RolloutStats
-    recorded: list[tuple[int, float]]
-    """``(opponent index, score)`` of every episode it finished, for the trainer's league."""
+    recorded: list[tuple[int, float, int]]
+    """``(opponent index, score, snapshot index or -1)`` of every episode it finished, for the trainer's league."""
     state: dict[str, Any]
     """The shard's state after the rollout (:meth:`RolloutShard.state`)."""
 
@@ -85,12 +90,12 @@ class ShardLeague(League):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.recorded: list[tuple[int, float]] = []
+        self.recorded: list[tuple[int, float, int]] = []
         self._nets: dict[int, PolicyNet] = {}
 
-    def record(self, opponent: int, score: float) -> None:
-        super().record(opponent, score)
-        self.recorded.append((opponent, score))
+    def record(self, opponent: int, score: float, snapshot: int = -1) -> None:
+        super().record(opponent, score, snapshot)
+        self.recorded.append((opponent, score, snapshot))
 
     def sync(self, view: LeagueView) -> None:
         """Play against ``view``: snapshot networks are built only for versions not seen before."""
@@ -99,6 +104,7 @@ class ShardLeague(League):
         self.snapshots = list(view.snapshots)
         self.snapshot_nets = [self._nets[v] for v in view.versions]
         self.results = {name: deque(results, maxlen=RECENT) for name, results in view.results.items()}
+        self.snapshot_results = [deque(results, maxlen=RECENT) for results in view.snapshot_results]
 
     def _frozen(self, state: Mapping[str, torch.Tensor]) -> PolicyNet:
         net = PolicyNet(self.architecture)
@@ -112,7 +118,7 @@ class RolloutShard:
     >>> from train.training.config import load_config
     >>> cfg = load_config(None, ["league.opponents={random: 1}", "policy.hidden=8", "policy.card_dim=2"])
     >>> shard = RolloutShard(cfg, index=0, num_envs=2)
-    >>> view = LeagueView([], [], {"random": []})
+    >>> view = LeagueView([], [], {"random": []}, [])
     >>> out = shard.collect(Broadcast(PolicyNet(cfg.policy).state_dict(), view), steps=8, cap=100)
     >>> len(out.batch) <= 8 * 2, out.state["rollouts"]
     (True, 1)
@@ -121,14 +127,17 @@ class RolloutShard:
     def __init__(self, cfg: RunConfig, index: int, num_envs: int) -> None:
         cfg = replace(cfg, seed=shard_seed(cfg.seed, index))
         self.net = PolicyNet(cfg.policy).eval()
+        self.critic = make_critic(cfg.critic, cfg.policy.hidden)
         self.league = ShardLeague(cfg.league, cfg.seed, cfg.policy)
-        self.collector = Collector(cfg, self.net, self.league, num_envs)
+        self.collector = Collector(cfg, self.net, self.league, num_envs, self.critic)
         self.generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 3))
         self.rollouts = 0
 
     def collect(self, broadcast: Broadcast, steps: int, cap: int) -> ShardRollout:
         """Play ``steps`` env steps with the broadcast weights; at most ``cap`` decisions back."""
         self.net.load_state_dict(broadcast.weights)
+        if self.critic is not None:
+            self.critic.load_state_dict(broadcast.critic)
         self.league.sync(broadcast.league)
         self.league.reseed_agents(self.rollouts)
         self.rollouts += 1
@@ -169,8 +178,9 @@ class ShardPool(Protocol):
 class ShardedCollector:
     """The trainer's collector over a :class:`ShardPool` (same interface as :class:`Collector`)."""
 
-    def __init__(self, cfg: RunConfig, net: PolicyNet, league: League, pool: ShardPool) -> None:
-        self.cfg, self.net, self.league, self.pool = cfg, net, league, pool
+    def __init__(self, cfg: RunConfig, net: PolicyNet, league: League, pool: ShardPool,
+                 critic: Optional[PrivilegedCritic] = None) -> None:
+        self.cfg, self.net, self.league, self.pool, self.critic = cfg, net, league, pool, critic
         self.sizes = shard_sizes(cfg.env.num_envs, cfg.rollout.workers)
         self._versions: list[tuple[dict, int]] = []  # (snapshot object, its version)
         self._next_version = 0
@@ -181,12 +191,13 @@ class ShardedCollector:
         """Every shard plays ``steps`` env steps; their decisions one shard after the other.
         The shards sample with their own generators (in :meth:`state`): ``generator`` is not used."""
         cfg = self.cfg
-        broadcast = self.pool.put(Broadcast(self.net.state_dict(), self._view()))
+        critic = self.critic.state_dict() if self.critic is not None else None
+        broadcast = self.pool.put(Broadcast(self.net.state_dict(), self._view(), critic))
         caps = [max(1, cfg.ppo.batch_size * size // cfg.env.num_envs) for size in self.sizes]
         rollouts: list[ShardRollout] = self._run("collect", [(broadcast, steps, cap) for cap in caps])
         for rollout in rollouts:
-            for opponent, score in rollout.recorded:
-                self.league.record(opponent, score)
+            for opponent, score, snapshot in rollout.recorded:
+                self.league.record(opponent, score, snapshot)
         self.states = [rollout.state for rollout in rollouts]
         return Batch.concat([r.batch for r in rollouts]), RolloutStats.merge([r.stats for r in rollouts])
 
@@ -212,7 +223,8 @@ class ShardedCollector:
             versions.append(found)
         self._versions = list(zip(self.league.snapshots, versions))
         return LeagueView(versions, list(self.league.snapshots),
-                          {name: list(results) for name, results in self.league.results.items()})
+                          {name: list(results) for name, results in self.league.results.items()},
+                          [list(results) for results in self.league.snapshot_results])
 
     def _run(self, method: str, args: Sequence[tuple]) -> list[Any]:
         """``method(*args[i])`` on every shard; a lost worker is restarted from its shard's state and retried."""

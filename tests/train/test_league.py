@@ -1,0 +1,69 @@
+"""The league: prioritised fictitious self-play (PFSP) over the frozen snapshots."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.neural.policy import Architecture, PolicyNet
+from train.training.config import LeagueConfig
+from train.training.league import SNAPSHOT, League
+
+SMALL = Architecture(hidden=8, card_dim=2)
+
+
+def _league(pfsp: float, snapshots: int, max_snapshots: int = 10) -> League:
+    league = League(LeagueConfig(opponents={"snapshot": 1}, pfsp=pfsp, max_snapshots=max_snapshots), seed=3,
+                    architecture=SMALL)
+    for k in range(snapshots):
+        torch.manual_seed(k)
+        league.add_snapshot(PolicyNet(SMALL).state_dict())
+    return league
+
+
+@given(st.lists(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=20), min_size=2, max_size=6),
+       st.floats(0.5, 4.0))
+@settings(max_examples=60, deadline=None)
+def test_pfsp_favours_the_snapshots_the_learner_beats_least(scores, power):
+    league = _league(power, len(scores))
+    for k, results in enumerate(scores):
+        for score in results:
+            league.record(league.names.index(SNAPSHOT), score, k)
+    p = league.snapshot_probabilities()
+    means = [np.mean(r) for r in scores]
+    assert abs(p.sum() - 1) < 1e-12
+    for i in range(len(scores)):
+        for j in range(len(scores)):
+            if means[i] < means[j]:
+                assert p[i] > p[j]
+
+
+def test_pfsp_draws_follow_the_probabilities_and_zero_draws_uniformly():
+    league = _league(2.0, 3)
+    for _ in range(50):
+        league.record(0, 1.0, 0)  # the learner always beats snapshot 0
+        league.record(0, 0.0, 2)  # and always loses to snapshot 2
+    _, _, picks = league.draw(6000)
+    shares = np.bincount(picks, minlength=3) / 6000
+    assert np.allclose(shares, league.snapshot_probabilities(), atol=0.02)
+    assert shares[2] > 0.6 and shares[0] < 0.01
+    uniform = _league(0.0, 3)
+    for _ in range(50):
+        uniform.record(0, 1.0, 0)
+    assert np.allclose(np.bincount(uniform.draw(6000)[2], minlength=3) / 6000, 1 / 3, atol=0.03)
+
+
+def test_snapshot_results_follow_their_snapshot_out_of_the_pool_and_through_a_checkpoint():
+    league = _league(1.0, 2, max_snapshots=2)
+    league.record(0, 1.0, 0)
+    league.record(0, 0.0, 1)
+    league.add_snapshot(PolicyNet(SMALL).state_dict())  # the oldest (with its 1.0) leaves
+    assert [list(r) for r in league.snapshot_results] == [[0.0], []]
+    restored = _league(1.0, 0, max_snapshots=2)
+    restored.load_state(league.state())
+    assert [list(r) for r in restored.snapshot_results] == [[0.0], []]
+    assert np.array_equal(restored.snapshot_probabilities(), league.snapshot_probabilities())
+    assert Counter(restored.draw(100)[2].tolist()) == Counter(league.draw(100)[2].tolist())

@@ -1,0 +1,45 @@
+"""The privileged critic: a value function that also reads what the seat cannot see.
+
+With ``critic.kind: privileged`` PPO's advantages come from this critic instead of the policy
+network's own value head.  It reads the policy trunk's output ``h`` (a function of the
+observation alone) and the privileged vector of :mod:`ginenv.game.privileged` (the
+opponent's hand and the stock order) that the rollout takes from
+:meth:`ginenv.envs.batched.BatchedGinEnv.privileged`.  The policy's logits never depend on
+that vector: it enters only here, and this module lives in the trainer, so no policy
+file, snapshot or agent carries it.  Knowing the hidden cards removes most of the noise
+from the value targets (PerfectDou's perfect-training-imperfect-execution).
+
+>>> import torch
+>>> from agents.neural.policy import PolicyNet
+>>> from train.training.config import CriticConfig
+>>> critic = PrivilegedCritic(CriticConfig(kind="privileged"), trunk_width=256)
+>>> critic(torch.zeros(3, 256), torch.zeros(3, PRIVILEGED_SIZE)).shape
+torch.Size([3])
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+from torch import nn
+
+from agents.neural.policy import orthogonal_linear, relu_mlp
+from ginenv.game.privileged import PRIVILEGED_SIZE
+from train.training.config import CriticConfig
+
+
+class PrivilegedCritic(nn.Module):
+    """``value [B]`` from the policy trunk's ``h [B, trunk_width]`` and ``privileged [B, PRIVILEGED_SIZE]``."""
+
+    def __init__(self, cfg: CriticConfig, trunk_width: int) -> None:
+        super().__init__()
+        self.body = relu_mlp(trunk_width + PRIVILEGED_SIZE, cfg.hidden, cfg.layers)
+        self.value_out = orthogonal_linear(cfg.hidden, 1, std=1.0)
+
+    def forward(self, h: torch.Tensor, privileged: torch.Tensor) -> torch.Tensor:
+        return self.value_out(self.body(torch.cat([h, privileged], dim=1))).squeeze(-1)
+
+
+def make_critic(cfg: CriticConfig, trunk_width: int) -> Optional[PrivilegedCritic]:
+    """The privileged critic of ``cfg``, or None when the policy's own value head is the critic."""
+    return PrivilegedCritic(cfg, trunk_width) if cfg.kind == "privileged" else None
