@@ -2,8 +2,8 @@
 
 ``make_agent(spec)`` builds any registered agent; :func:`register` adds one (a factory taking
 ``seed=`` and the spec's parameters).  The built-in ladder is registered here: ``random``,
-``simple``, ``greedy``, ``montecarlo`` and ``ppo`` (imported on first use, so that building the
-others does not load torch).
+``simple``, ``greedy``, ``montecarlo``, ``ppo`` and ``selfplay`` (the neural ones imported on first
+use, so that building the others does not load torch).
 
 >>> make_agent("greedy", seed=0).name
 'greedy'
@@ -35,8 +35,17 @@ def _neural(seed: Optional[int] = None, **params: Any) -> Agent:
     return NeuralAgent(seed, **params)
 
 
+def _selfplay(seed: Optional[int] = None, **params: Any) -> Agent:
+    """``selfplay``: ``ppo`` with the shipped from-scratch policy by default (``path`` still overrides it)."""
+    from agents.neural.policy import SELFPLAY_CHECKPOINT, NeuralAgent
+
+    agent = NeuralAgent(seed, **{"path": str(SELFPLAY_CHECKPOINT), **params})
+    agent.name = "selfplay"
+    return agent
+
+
 REGISTRY: dict[str, AgentFactory] = {"random": RandomAgent, "simple": SimpleAgent, "greedy": GreedyAgent,
-                                     "montecarlo": _montecarlo, "ppo": _neural}
+                                     "montecarlo": _montecarlo, "ppo": _neural, "selfplay": _selfplay}
 
 
 def register(name: str, factory: AgentFactory) -> None:

@@ -191,7 +191,8 @@ def _build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--out", metavar="DIR", default="runs", help="folder of runs (default ./runs)")
     tr.add_argument("--name", metavar="NAME", default=None, help="run name (default: the config's name)")
     tr.add_argument("--resume", metavar="RUN_DIR", default=None,
-                    help="continue this run from its newest checkpoint (CONFIG and --set are not allowed)")
+                    help="continue this run from its newest checkpoint (no CONFIG; --set only for the keys that are "
+                         "safe to change, e.g. eval.every, ppo.total_steps)")
     tr.add_argument("--stop-after", metavar="UPDATES", type=_positive_int, default=None,
                     help="stop (with a checkpoint) once the run has done this many updates in total; resume later")
     tr.add_argument("--time-limit", metavar="MINUTES", type=_positive_float, default=None,
@@ -289,16 +290,16 @@ def _run_train(args: argparse.Namespace) -> int:
             print(f"{key} (default {value!r}): {doc}")
         return 0
     if args.resume is not None:
-        if args.config is not None or args.overrides or args.name is not None:
-            raise ValueError("--resume continues a run with its saved config: drop CONFIG, --set and --name")
-        if not (Path(args.resume) / "config.yaml").is_file():
-            raise ValueError(f"--resume {args.resume!r}: no run there (config.yaml is missing)")
+        if args.config is not None or args.name is not None:
+            raise ValueError("--resume continues a run with its saved config: drop CONFIG and --name "
+                             "(--set may change only the keys that are safe to change, see docs/training.md)")
         cfg = None
     else:
         overrides = list(args.overrides) + ([f"name={args.name}"] if args.name is not None else [])
         cfg = load_config(args.config, overrides)
     run_dir = train(cfg, out=Path(args.out), resume=Path(args.resume) if args.resume else None,  # type: ignore[arg-type]
-                    progress_bar=not args.no_progress, stop_after=args.stop_after, time_limit=args.time_limit)
+                    progress_bar=not args.no_progress, stop_after=args.stop_after, time_limit=args.time_limit,
+                    resume_overrides=args.overrides if args.resume else ())
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     state = "finished" if summary["finished"] else f"stopped ({summary['stopped_by']})"
     print(f"run {run_dir} {state}: {summary['update']} updates, {summary['global_step']:,} decisions trained on")

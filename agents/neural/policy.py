@@ -31,7 +31,9 @@ names the architecture, ``model`` holds the weights.
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -62,6 +64,8 @@ CHECKPOINT_FORMAT = "ginenv-ppo"
 """The ``format`` entry every checkpoint of the trainer carries."""
 DEFAULT_CHECKPOINT = Path(__file__).parents[1] / "weights" / "ppo.pt"
 """Where ``ppo`` with no ``path`` looks (the shipped agent)."""
+SELFPLAY_CHECKPOINT = Path(__file__).parents[1] / "weights" / "selfplay.pt"
+"""Where ``selfplay`` with no ``path`` looks (the shipped policy of ``configs/selfplay.yaml``, trained from scratch)."""
 
 
 @dataclass(frozen=True)
@@ -219,6 +223,52 @@ class CheckpointError(ValueError):
     """A checkpoint file that is missing, unreadable or not one of ours (names the file)."""
 
 
+def device_problem(name: Any) -> Optional[str]:
+    """Why ``name`` is not a usable ``device`` setting on this machine (None when it is): not one of
+    ``auto``, ``cpu``, ``cuda``, ``cuda:N``, ``mps``, or a device this machine's torch lacks.
+
+    >>> device_problem("cpu") is None, device_problem("gpu")
+    (True, 'must be one of auto, cpu, cuda, cuda:N, mps')
+    """
+    if name in ("auto", "cpu"):
+        return None
+    if isinstance(name, str) and re.fullmatch(r"cuda(:\d+)?", name):
+        if not torch.cuda.is_available():
+            return "this machine's torch sees no CUDA device (torch.cuda.is_available() is False); use cpu or auto"
+        if int(name.partition(":")[2] or 0) >= torch.cuda.device_count():
+            return f"only {torch.cuda.device_count()} CUDA device(s) here"
+        return None
+    if name == "mps":
+        return None if torch.backends.mps.is_available() else "this machine's torch has no MPS device; use cpu or auto"
+    return "must be one of auto, cpu, cuda, cuda:N, mps"
+
+
+def resolve_device(name: str) -> torch.device:
+    """The torch device of a ``device`` setting (``auto``: CUDA when present, else Apple's MPS when
+    present, else the CPU); ``ValueError`` saying :func:`device_problem`'s reason.
+
+    >>> resolve_device("cpu")
+    device(type='cpu')
+    >>> resolve_device("gpu")
+    Traceback (most recent call last):
+    ...
+    ValueError: device 'gpu': must be one of auto, cpu, cuda, cuda:N, mps
+    """
+    problem = device_problem(name)
+    if problem is not None:
+        raise ValueError(f"device {name!r}: {problem}")
+    if name == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        return torch.device("mps" if torch.backends.mps.is_available() else "cpu")
+    return torch.device(name)
+
+
+def module_device(module: nn.Module) -> torch.device:
+    """Where ``module``'s parameters live."""
+    return next(module.parameters()).device
+
+
 def read_checkpoint(path: Union[str, os.PathLike]) -> dict[str, Any]:
     """The checkpoint at ``path`` as plain data (``torch.load(weights_only=True)``)."""
     path = Path(path)
@@ -231,7 +281,37 @@ def read_checkpoint(path: Union[str, os.PathLike]) -> dict[str, Any]:
                               f"{str(err).splitlines()[0] if str(err) else 'no detail'})") from None
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{str(path)!r} is not a ginenv PPO checkpoint (no format {CHECKPOINT_FORMAT!r})")
+    _check_weights(path, data)
     return data
+
+
+def weights_sha256(model: dict[str, torch.Tensor]) -> str:
+    """SHA-256 over a state dict's names and tensor bytes, in name order (what a checkpoint's
+    ``model_sha256`` holds, so that a flipped byte in the tensor data is caught on loading).
+
+    >>> net = PolicyNet(Architecture(hidden=4, card_dim=2))
+    >>> weights_sha256(net.state_dict()) == weights_sha256(dict(net.state_dict()))
+    True
+    """
+    digest = hashlib.sha256()
+    for name in sorted(model):
+        digest.update(name.encode())
+        digest.update(model[name].detach().cpu().contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _check_weights(path: Path, data: dict[str, Any]) -> None:
+    """A CheckpointError naming ``path`` for weights that are not finite or do not match the stored
+    checksum (files written before checksums existed have none, and only the finiteness is checked)."""
+    model = data.get("model")
+    if not isinstance(model, dict):
+        return  # load_policy / resume report the missing entry
+    for name, tensor in model.items():
+        if isinstance(tensor, torch.Tensor) and tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise CheckpointError(f"checkpoint {str(path)!r} holds NaN or infinite weights (in {name!r})")
+    stored = data.get("model_sha256")
+    if stored is not None and stored != weights_sha256(model):
+        raise CheckpointError(f"checkpoint {str(path)!r} is corrupt: its weights do not match their checksum")
 
 
 def load_policy(path: Union[str, os.PathLike]) -> PolicyNet:
@@ -248,22 +328,28 @@ def load_policy(path: Union[str, os.PathLike]) -> PolicyNet:
 
 
 class NeuralAgent:
-    """``ppo:path=FILE[,sample=false,threads=1]``: acts with a trained policy.
+    """``ppo:path=FILE[,sample=false,threads=1,device=cpu]``: acts with a trained policy.
 
     ``sample=False`` (default) takes the most likely legal action; ``sample=True`` draws
     from the masked policy with its own generator, seeded by ``seed`` (``None`` or an int
     ``0..2**128 - 1``).  Without ``path`` it loads the shipped checkpoint
     (``agents/weights/ppo.pt``).  ``threads``: torch threads for a forward pass
-    (1..:data:`MAX_THREADS`).  ``act_batch`` decides many rows in one forward pass.
+    (1..:data:`MAX_THREADS`).  ``device``: where the network runs (:func:`resolve_device`; the
+    features are computed on the CPU).  ``act_batch`` decides many rows in one forward pass.
     """
 
     def __init__(self, seed: Optional[int] = None, *, path: Optional[str] = None, sample: bool = False,
-                 threads: int = 1, net: Optional[PolicyNet] = None) -> None:
+                 threads: int = 1, device: str = "cpu", net: Optional[PolicyNet] = None) -> None:
         seed = checked_seed(seed, "ppo: seed")
         self.sample = checked_flag("ppo: sample", sample)
         self.threads = checked_int("ppo: threads", threads, 1, MAX_THREADS)
+        try:
+            self.device = resolve_device(device)
+        except ValueError as err:
+            raise ValueError(f"ppo: {err}") from None
         self.name = "ppo"
-        self.net = net if net is not None else load_policy(path if path is not None else _default_path())
+        net = net if net is not None else load_policy(path if path is not None else _default_path())
+        self.net = net.to(self.device)
         self._generator = torch.Generator().manual_seed((seed or 0) % 2**63)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -273,8 +359,9 @@ class NeuralAgent:
         torch.set_num_threads(self.threads)
         try:
             with torch.inference_mode():
-                logits, _ = self.net(torch.as_tensor(np.asarray(observations, dtype=np.float32)))
-                dist = MaskedCategorical(logits, torch.as_tensor(np.asarray(masks) > 0))
+                features = self.net.features(torch.as_tensor(np.asarray(observations, dtype=np.float32)))
+                logits, _ = self.net.head(features.to(self.device))
+                dist = MaskedCategorical(logits.cpu(), torch.as_tensor(np.asarray(masks) > 0))
                 chosen = dist.sample(self._generator) if self.sample else dist.mode()
         finally:
             torch.set_num_threads(previous)

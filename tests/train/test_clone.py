@@ -16,7 +16,8 @@ from train.training.clone import UNLABELLED, Recording, record_chunk, record_dec
 from train.training.config import load_config
 from train.training.ppo import prepare_run, train
 
-SMALL = ["clone.agent=simple", "clone.decisions=600", "clone.chunk=200", "env.num_envs=8", "seed=3"]
+SMALL = ["clone.agent=simple", "clone.decisions=600", "clone.chunk=200", "env.num_envs=8", "seed=3",
+         "eval.episode=hand"]
 
 
 def _cfg(*extra: str):

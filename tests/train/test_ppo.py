@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TINY = ["env.num_envs=8", "ppo.rollout_steps=12", "ppo.total_steps=1500", "ppo.minibatches=2", "ppo.epochs=2",
         "policy.hidden=16", "policy.card_dim=4", "league.opponents={self: 1, snapshot: 1, random: 1, simple: 1}",
         "league.snapshot_every=2", "league.max_snapshots=2", "league.prioritise=1.0", "shaping.deadwood=1.0",
-        "checkpoint_every=3", "eval.every=4", "eval.games=2", "eval.opponents=[random]", "eval.best_against=random"]
+        "checkpoint_every=3", "eval.every=4", "eval.games=2", "eval.episode=hand", "eval.opponents=[random]",
+        "eval.best_against=random"]
 
 
 def _tiny(*extra: str):

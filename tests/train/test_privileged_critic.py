@@ -32,7 +32,8 @@ from train.training.league import League
 from train.training.ppo import train
 
 TINY = ["policy.hidden=32", "policy.card_dim=4", "critic.hidden=32", "env.num_envs=8", "ppo.rollout_steps=16",
-        "eval.every=0", "eval.games=2", "eval.opponents=[random]", "eval.best_against=random", "threads=1"]
+        "eval.every=0", "eval.games=2", "eval.episode=hand", "eval.opponents=[random]", "eval.best_against=random",
+        "threads=1"]
 
 
 def privileged_of(row: np.ndarray, seat: int) -> np.ndarray:
@@ -145,7 +146,7 @@ def test_policy_files_hold_no_critic_and_resume_restores_it(tmp_path):
                         "league.snapshot_every=1", "checkpoint_every=2", "ppo.total_steps=100000"]
     run = train(load_config(None, overrides + ["name=whole"]), out=tmp_path, progress_bar=False, stop_after=4)
     policy = read_checkpoint(run / "final.pt")
-    assert sorted(policy) == ["format", "model", "policy"]
+    assert sorted(policy) == ["format", "model", "model_sha256", "policy"]
     assert set(policy["model"]) == set(PolicyNet(load_config(None, TINY).policy).state_dict())
     assert not any(key.startswith("critic") or "body" in key for key in policy["model"])
     full = latest_full(run / "checkpoints")

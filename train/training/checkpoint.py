@@ -11,7 +11,7 @@ a few hundred KB).  All of it is plain data, loaded with ``torch.load(weights_on
 >>> folder = Path(tempfile.mkdtemp())
 >>> save_policy(PolicyNet(), folder / "p.pt")
 >>> sorted(read_checkpoint(folder / "p.pt"))
-['format', 'model', 'policy']
+['format', 'model', 'model_sha256', 'policy']
 """
 from __future__ import annotations
 
@@ -24,16 +24,17 @@ from typing import Any, Optional
 
 import torch
 
-from agents.neural.policy import CHECKPOINT_FORMAT, CheckpointError, PolicyNet, read_checkpoint
+from agents.neural.policy import CHECKPOINT_FORMAT, CheckpointError, PolicyNet, read_checkpoint, weights_sha256
 
 __all__ = ["CheckpointError", "atomic_save", "policy_data", "save_policy", "save_full", "list_checkpoints",
-           "latest_full", "checkpoint_path"]
+           "latest_full", "checkpoint_path", "remove_stale_temporaries"]
 
 _NAME = re.compile(r"^update_(\d{6,})\.pt$")
 
 
 def atomic_save(data: Any, path: Path) -> None:
-    """``torch.save`` to a temporary file beside ``path``, then rename it into place."""
+    """``torch.save`` to a temporary file beside ``path`` (named ``.NAME.*``), then rename it into
+    place; a failed write (a full disk, say) is an ``OSError`` naming ``path`` and leaves no file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -42,14 +43,38 @@ def atomic_save(data: Any, path: Path) -> None:
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)
+    except (OSError, RuntimeError) as err:  # torch reports a failed write as RuntimeError
+        Path(temporary).unlink(missing_ok=True)
+        raise OSError(f"could not write {str(path)!r}: {str(err).splitlines()[0] if str(err) else type(err).__name__}"
+                      ) from err
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
 
 
+def remove_stale_temporaries(folder: Path) -> list[Path]:
+    """Delete the temporary files that writes killed half-way left in ``folder`` (``.NAME.*`` beside
+    a ``*.pt``); returns them.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / ".update_000010.pt.x1y2").write_bytes(b"half")
+    >>> [p.name for p in remove_stale_temporaries(folder)], list(folder.iterdir())
+    (['.update_000010.pt.x1y2'], [])
+    """
+    if not folder.is_dir():
+        return []
+    stale = sorted(p for p in folder.iterdir() if p.is_file() and re.match(r"^\..+\.pt\..+$", p.name))
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
+
+
 def policy_data(net: PolicyNet) -> dict[str, Any]:
-    """The policy-only part of a checkpoint."""
-    return {"format": CHECKPOINT_FORMAT, "policy": asdict(net.architecture), "model": net.state_dict()}
+    """The policy-only part of a checkpoint (with the weights' checksum, checked on loading)."""
+    model = net.state_dict()
+    return {"format": CHECKPOINT_FORMAT, "policy": asdict(net.architecture), "model": model,
+            "model_sha256": weights_sha256(model)}
 
 
 def save_policy(net: PolicyNet, path: Path) -> None:

@@ -36,7 +36,7 @@ from tqdm import tqdm
 from agents import make_agent
 from agents.base import act_batch, parse_spec
 from agents.neural.masked import MaskedCategorical
-from agents.neural.policy import PolicyNet, permute_suits, suit_permutations
+from agents.neural.policy import PolicyNet, module_device, permute_suits, suit_permutations
 from ginenv.envs.batched import BatchedGinEnv
 from ginenv.game.actions import BIG_GIN, KNOCK_BASE
 from ginenv.seeding import derive_seed
@@ -270,9 +270,11 @@ def fit(net: PolicyNet, data: tuple[Any, ...], cfg: RunConfig, progress_bar: boo
     decisions (same form) are only scored, after each epoch; ``on_epoch`` is given the
     figures after each epoch."""
     c = cfg.clone
+    device = module_device(net)
     b_features, masks, actions, returns, finished = data
-    b_masks = torch.from_numpy(masks > 0)
-    b_actions, b_returns, b_finished = torch.from_numpy(actions), torch.from_numpy(returns), torch.from_numpy(finished)
+    b_features = b_features.to(device)
+    b_masks, b_actions, b_returns, b_finished = (torch.from_numpy(array).to(device)
+                                                 for array in (masks > 0, actions, returns, finished))
     b_weights = torch.where(b_masks[:, KNOCK_BASE:BIG_GIN].any(1), c.knock_weight, 1.0)
     optimizer = torch.optim.Adam(net.parameters(), lr=c.lr)
     generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 7))
@@ -283,14 +285,14 @@ def fit(net: PolicyNet, data: tuple[Any, ...], cfg: RunConfig, progress_bar: boo
     metrics: dict[str, Any] = {"agent": c.agent, "decisions": size}
     for epoch in tqdm(range(c.epochs), desc="cloning: training", disable=not progress_bar):
         net.train()
-        order = torch.randperm(size, generator=generator)
+        order = torch.randperm(size, generator=generator).to(device)
         correct, total_loss = 0, 0.0
         for start in range(0, size, mb):
             index = order[start:start + mb]
             features, masks, actions = b_features[index], b_masks[index], b_actions[index]
             if c.augment:
                 pick = torch.randint(len(suit_maps), (len(index),), generator=generator)
-                features, masks, actions = permute_suits(features, masks, actions, suit_maps[pick])
+                features, masks, actions = permute_suits(features, masks, actions, suit_maps[pick].to(device))
             logits, values = net.head(features)
             dist = MaskedCategorical(logits, masks)
             weights = b_weights[index]
@@ -318,8 +320,8 @@ def agreement(net: PolicyNet, features: torch.Tensor, masks: np.ndarray, actions
     legal action is ``actions``'."""
     net.eval()
     with torch.no_grad():
-        logits, _ = net.head(features)
-        mode = MaskedCategorical(logits, torch.from_numpy(masks > 0)).mode()
+        logits, _ = net.head(features.to(module_device(net)))
+        mode = MaskedCategorical(logits.cpu(), torch.from_numpy(masks > 0)).mode()
     return float((mode == torch.from_numpy(actions)).float().mean())
 
 

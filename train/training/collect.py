@@ -31,7 +31,7 @@ import torch
 from agents.base import act_batch
 from agents.neural.features import hand_deadwood
 from agents.neural.masked import MaskedCategorical
-from agents.neural.policy import FEATURES, PolicyNet
+from agents.neural.policy import FEATURES, PolicyNet, module_device
 from ginenv.envs.batched import BatchedGinEnv
 from ginenv.game.privileged import PRIVILEGED_SIZE
 from train.training.config import RunConfig
@@ -149,6 +149,7 @@ class Collector:
         last = np.full((n, 2), -1, dtype=np.int64)  # each seat's last recorded step in this rollout
         stats = RolloutStats()
         shaping = self.cfg.shaping.deadwood * self.cfg.env.reward_scale
+        device = module_device(self.net)
         for t in range(steps):
             to_act = self.to_act.astype(np.int64)
             learner = (self.opponent == self._self_index) | (to_act == self.learner_seat)
@@ -158,15 +159,17 @@ class Collector:
                 obs = self.obs[mine]
                 masks = self.masks[mine] > 0
                 with torch.no_grad():
-                    features = self.net.features(torch.from_numpy(obs))
-                    h = self.net.trunk(features)
-                    logits, values = self.net.read_out(features, h)
-                    dist = MaskedCategorical(logits, torch.from_numpy(masks))
+                    features = self.net.features(torch.from_numpy(obs))  # on the CPU (compiled rules)
+                    on_device = features.to(device)
+                    h = self.net.trunk(on_device)
+                    logits, values = self.net.read_out(on_device, h)
+                    dist = MaskedCategorical(logits.cpu(), torch.from_numpy(masks))
                     chosen = dist.sample(generator)
                     logp = dist.log_prob(chosen)
                     if self.critic is not None:  # the hidden cards reach the critic's value only
                         privileged_buf[t, mine] = self.venv.privileged()[mine]
-                        values = self.critic(h, torch.from_numpy(privileged_buf[t, mine]))
+                        values = self.critic(h, torch.from_numpy(privileged_buf[t, mine]).to(device))
+                    values = values.cpu()
                 actions[mine] = chosen.numpy()
                 feature_buf[t, mine], mask_buf[t, mine] = features.numpy(), masks
                 action_buf[t, mine], logp_buf[t, mine], value_buf[t, mine] = actions[mine], logp.numpy(), values.numpy()

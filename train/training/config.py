@@ -3,7 +3,11 @@
 A YAML file in ``configs/`` has exactly the sections and keys of :class:`RunConfig`; keys it
 leaves out keep their defaults.  ``--set section.key=value`` overrides (the value is read as
 YAML: ``--set ppo.lr=1e-4``, ``--set league.opponents="{self: 1, simple: 1}"``).  An unknown
-key or a bad value raises :class:`ConfigError` naming the key, before any work starts.
+key, a bad value, a file that is not UTF-8 YAML, a key given twice in a mapping, more than
+:data:`MAX_ALIASES` YAML aliases (or aliases expanding past :data:`MAX_NODES` values) and rollouts
+larger than the machine's memory (:func:`rollout_bytes`) raise :class:`ConfigError` before any
+work starts, naming the file (``config file 'x.yaml': ``) or the override (``--set KEY=VALUE: ``)
+and the key.
 
 >>> cfg = load_config(None, ["ppo.lr=1e-4", "env.ruleset=eaai"])
 >>> cfg.ppo.lr, cfg.env.ruleset, cfg.ppo.batch_size
@@ -11,28 +15,81 @@ key or a bad value raises :class:`ConfigError` naming the key, before any work s
 >>> load_config(None, ["ppo.lr=-1"])
 Traceback (most recent call last):
 ...
-train.training.config.ConfigError: ppo.lr: must be a number in (0, 1], got -1
+train.training.config.ConfigError: --set ppo.lr=-1: ppo.lr: must be a number in (0, 1], got -1
 """
 from __future__ import annotations
 
 import ast
 import inspect
 import math
+import os
 import re
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, NamedTuple, Optional, Sequence, Union
+from typing import Any, Iterator, NamedTuple, Optional, Sequence, Union
 
 import yaml
 
-from agents.neural.policy import Architecture
+from agents.neural.policy import FEATURES, Architecture
 from ginenv.envs.episode import REWARD_MODES
+from ginenv.game.actions import NUM_ACTIONS
+from ginenv.game.encoding import OBSERVATION_SIZE
+from ginenv.game.privileged import PRIVILEGED_SIZE
 from ginenv.game.rules import PRESETS, resolve_ruleset
 from train.cluster import ray_missing
 
 
 class ConfigError(ValueError):
     """A config key that does not exist or a value out of its range (the message names the key)."""
+
+
+MAX_ALIASES = 100
+"""Most YAML aliases (``*anchor``) a config file or a ``--set`` value may hold."""
+MAX_NODES = 10_000
+"""Most YAML values a config file or a ``--set`` value may expand to, each alias counted at its full size."""
+
+
+class _Loader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses, with a ConfigError naming the line and before building any value, a key
+    given twice in a mapping, more than :data:`MAX_ALIASES` aliases, a recursive alias and a document expanding to
+    more than :data:`MAX_NODES` values (a "billion laughs" one)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.aliases = 0
+        self.sizes: dict[yaml.Node, int] = {}  # node composed so far -> values it expands to
+
+    def compose_node(self, parent: Optional[yaml.Node], index: Any) -> yaml.Node:
+        """The next node, checked as the class says."""
+        line = self.peek_event().start_mark.line + 1
+        alias = self.check_event(yaml.AliasEvent)
+        if alias:
+            self.aliases += 1
+            if self.aliases > MAX_ALIASES:
+                raise ConfigError(f"more than {MAX_ALIASES} YAML aliases (line {line})")
+        node = super().compose_node(parent, index)
+        if node not in self.sizes:
+            if alias:  # an alias to a node still being composed: one of its ancestors
+                raise ConfigError(f"recursive YAML alias (line {line})")
+            if isinstance(node, yaml.MappingNode):
+                _refuse_duplicates(node)
+            children = [] if isinstance(node, yaml.ScalarNode) else \
+                [child for item in node.value for child in (item if isinstance(item, tuple) else (item,))]
+            self.sizes[node] = 1 + sum(self.sizes[child] for child in children)
+            if self.sizes[node] > MAX_NODES:
+                raise ConfigError(f"YAML aliases expand to more than {MAX_NODES} values (line {line})")
+        return node
+
+
+def _refuse_duplicates(node: yaml.MappingNode) -> None:
+    """A ConfigError naming the first scalar key ``node`` holds twice and its line (merge keys ``<<`` aside)."""
+    seen: set[tuple[str, str]] = set()
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+            if (key.tag, key.value) in seen:
+                raise ConfigError(f"duplicate key {key.value!r} (line {key.start_mark.line + 1})")
+            seen.add((key.tag, key.value))
 
 
 @dataclass(frozen=True)
@@ -255,6 +312,10 @@ class RunConfig:
     threads: int = 2
     """Torch CPU threads (2 suits a 2-core machine that runs nothing else); use 1 when other work
     shares the cores, as oversubscribed threads slow small batches down many times over."""
+    device: str = "auto"
+    """Where the network, its updates and its inference in rollouts run: ``auto`` (CUDA when present, else
+    Apple's MPS, else the CPU), ``cpu``, ``cuda``, ``cuda:N`` or ``mps``.  The engine, the rule-derived
+    inputs and the league's snapshots stay on the CPU; a device this machine lacks is an error."""
     time_limit: Optional[float] = None
     """Minutes of training per session (``null``: none); at the limit the run stops cleanly after the update
     in progress, with a checkpoint, ``final.pt`` and ``summary.json``; ``--resume`` goes on.  ``--time-limit``
@@ -316,9 +377,19 @@ def _flag(value: Any) -> Optional[str]:
     return None if isinstance(value, bool) else "must be true or false"
 
 
+def _device(value: Any) -> Optional[str]:
+    from agents.neural.policy import device_problem
+
+    return device_problem(value)
+
+
 def _name(value: Any) -> Optional[str]:
-    ok = isinstance(value, str) and value and all(ch.isalnum() or ch in "-_." for ch in value)
-    return None if ok else "must be a non-empty name of letters, digits, '-', '_' or '.'"
+    """None for a folder name (letters, digits, ``-``, ``_`` and ``.``, not starting with ``.``, at most 255
+    bytes: no ``..``, no separator), else the error."""
+    ok = (isinstance(value, str) and value and not value.startswith(".")
+          and all(ch.isalnum() or ch in "-_." for ch in value) and len(value.encode("utf-8")) <= 255)
+    return None if ok else ("must be a folder name of letters, digits, '-', '_' or '.', not starting with '.' "
+                            "(at most 255 bytes)")
 
 
 def _optional(check: Any) -> Any:
@@ -403,7 +474,7 @@ def _dagger_entry(entry: Any) -> Optional[str]:
 
 
 CHECKS: dict[str, Any] = {
-    "name": _name, "seed": _int(0, 2**63 - 1), "threads": _int(1, 256),
+    "name": _name, "seed": _int(0, 2**63 - 1), "threads": _int(1, 256), "device": _device,
     "time_limit": _optional(_number(0, 10**7, open_low=True)), "checkpoint_every": _int(1, 10**6),
     "keep_checkpoints": _int(1, 1000), "init": _optional(lambda v: None if isinstance(v, str) and v else
                                                           "must be a checkpoint path"),
@@ -495,40 +566,68 @@ _SECTIONS: dict[str, type] = {"env": EnvConfig, "policy": Architecture, "ppo": P
                               "eval": EvalConfig, "rollout": RolloutConfig}
 
 
-def _refuse_unknown(kind: type, data: dict[str, Any], prefix: str) -> None:
-    """A ConfigError naming every key of ``data`` that is not a field of ``kind``."""
+@contextmanager
+def _blame(origin: dict[str, str], *keys: str) -> Iterator[None]:
+    """Prefix the message of a ConfigError raised inside with where ``keys`` and the keys under them came from:
+    their entries in ``origin`` (key -> ``config file 'x.yaml'`` or ``--set KEY=VALUE``), if any."""
+    try:
+        yield
+    except ConfigError as err:
+        sources = dict.fromkeys(source for key, source in origin.items()
+                                if any(key == k or key.startswith(k + ".") for k in keys))
+        if not sources:
+            raise
+        raise ConfigError(f"{', '.join(sources)}: {err}") from None
+
+
+def _record(origin: dict[str, str], key: str, value: Any, where: str) -> None:
+    """Note in ``origin`` that ``key`` and, ``value`` being a mapping, each key of it come from ``where``."""
+    for stale in [k for k in origin if k.startswith(key + ".")]:
+        del origin[stale]
+    origin[key] = where
+    if isinstance(value, dict):
+        origin.update({f"{key}.{inner}": where for inner in value})
+
+
+def _refuse_unknown(kind: type, data: dict[str, Any], prefix: str, origin: dict[str, str]) -> None:
+    """A ConfigError naming every key of ``data`` that is not a field of ``kind`` (and where they came from)."""
     known = {f.name for f in fields(kind)}
-    unknown = sorted(set(data) - known)
+    unknown = sorted(f"{prefix}{key}" for key in data if key not in known)
     if unknown:
         where = f" in {prefix[:-1]}" if prefix else ""
-        raise ConfigError(f"unknown config key(s) {[prefix + k for k in unknown]}; known{where}: {sorted(known)}")
+        with _blame(origin, *unknown):
+            raise ConfigError(f"unknown config key(s) {unknown}; known{where}: {sorted(known)}")
 
 
-def _build(data: dict[str, Any]) -> RunConfig:
-    """A RunConfig from nested plain data, every key checked."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"a config must be a mapping of sections, got {type(data).__name__}")
-    _refuse_unknown(RunConfig, data, "")
+def _build(data: dict[str, Any], origin: dict[str, str]) -> RunConfig:
+    """A RunConfig from nested plain data, every key checked (an error says where the key came from, see
+    :func:`_blame`)."""
+    _refuse_unknown(RunConfig, data, "", origin)
     values: dict[str, Any] = {}
     for key, value in data.items():
         if key in _SECTIONS:
-            values[key] = _section(key, value)
+            values[key] = _section(key, value, origin)
         else:
-            values[key] = _checked(key, value)
+            with _blame(origin, key):
+                values[key] = _checked(key, value)
     return RunConfig(**values)
 
 
-def _section(name: str, value: Any) -> Any:
+def _section(name: str, value: Any, origin: dict[str, str]) -> Any:
     kind = _SECTIONS[name]
     if value is None:
         return kind()
     if not isinstance(value, dict):
-        raise ConfigError(f"{name}: must be a mapping of keys, got {value!r}")
-    _refuse_unknown(kind, value, f"{name}.")
-    value = {key: _checked(f"{name}.{key}", item) for key, item in value.items()}
-    if name == "eval" and "opponents" in value:
-        value = {**value, "opponents": tuple(value["opponents"])}
-    return kind(**value)
+        with _blame(origin, name):
+            raise ConfigError(f"{name}: must be a mapping of keys, got {value!r}")
+    _refuse_unknown(kind, value, f"{name}.", origin)
+    checked: dict[str, Any] = {}
+    for key, item in value.items():
+        with _blame(origin, f"{name}.{key}"):
+            checked[key] = _checked(f"{name}.{key}", item)
+    if name == "eval" and "opponents" in checked:
+        checked["opponents"] = tuple(checked["opponents"])
+    return kind(**checked)
 
 
 def _checked(key: str, value: Any) -> Any:
@@ -549,61 +648,129 @@ def to_dict(cfg: RunConfig) -> dict[str, Any]:
     return data
 
 
-def _apply_override(data: dict[str, Any], item: str) -> None:
+def rollout_bytes(cfg: RunConfig) -> int:
+    """Bytes one rollout allocates, roughly: per entry (step, game) the buffers of
+    :meth:`train.training.collect.Collector.collect` hold the features (``FEATURES[policy.kind]`` float32), the
+    mask (``NUM_ACTIONS`` bools), about 64 bytes of numbers and, with ``critic.kind: privileged``, the
+    privileged vector (``PRIVILEGED_SIZE`` float32); the batched env holds an observation (float32) per game.
+
+    >>> rollout_bytes(RunConfig()), rollout_bytes(RunConfig(critic=CriticConfig(kind="privileged")))
+    (29379584, 32787456)
+    >>> round(rollout_bytes(RunConfig(env=EnvConfig(num_envs=65536), ppo=PPOConfig(rollout_steps=100_000))) / 2**40, 1)
+    20.6
+    """
+    entry = FEATURES[cfg.policy.kind] * 4 + NUM_ACTIONS + 64
+    if cfg.critic.kind == "privileged":
+        entry += PRIVILEGED_SIZE * 4
+    return cfg.env.num_envs * (cfg.ppo.rollout_steps * entry + OBSERVATION_SIZE * 4)
+
+
+def _physical_memory() -> Optional[int]:
+    """This machine's physical memory in bytes, or None where the system does not say."""
+    try:
+        pages, page_size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # no os.sysconf (Windows), or no such setting
+        return None
+    return pages * page_size if pages > 0 and page_size > 0 else None
+
+
+def _check_memory(cfg: RunConfig) -> None:
+    """A ConfigError when :func:`rollout_bytes` passes the physical memory (no check where it is unknown)."""
+    need, memory = rollout_bytes(cfg), _physical_memory()
+    if memory is not None and need > memory:
+        raise ConfigError(f"env.num_envs ({cfg.env.num_envs}) x ppo.rollout_steps ({cfg.ppo.rollout_steps}): "
+                          f"a rollout needs about {need / 2**30:.1f} GiB, more than this machine's "
+                          f"{memory / 2**30:.1f} GiB of memory")
+
+
+def _apply_override(data: dict[str, Any], origin: dict[str, str], item: str) -> None:
+    """Set in ``data`` the key ``item`` (``KEY=VALUE``, the value read as YAML) names, noting it in ``origin``;
+    a malformed one is a ConfigError naming ``--set item``."""
+    where = f"--set {item}"
     key, eq, raw = item.partition("=")
     if not eq or not key:
-        raise ConfigError(f"override {item!r} must be section.key=value")
+        raise ConfigError(f"{where}: must be section.key=value")
     parts = key.strip().split(".")
     if len(parts) > 2 or (len(parts) == 2 and parts[0] not in _SECTIONS):
-        raise ConfigError(f"unknown config key {key!r}; sections: {sorted(_SECTIONS)}")
+        raise ConfigError(f"{where}: unknown config key {key!r}; sections: {sorted(_SECTIONS)}")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else None
+        value = yaml.load(raw, Loader=_Loader) if raw.strip() else None
     except yaml.YAMLError as err:
-        raise ConfigError(f"{key}: value {raw!r} is not valid YAML ({err})") from None
+        raise ConfigError(f"{where}: {key}: value {raw!r} is not valid YAML ({err})") from None
+    except ConfigError as err:
+        raise ConfigError(f"{where}: {key}: {err}") from None
     if len(parts) == 1:
         data[parts[0]] = value
-    else:
-        section = data.setdefault(parts[0], {})
+        _record(origin, parts[0], value, where)
+        return
+    section = data.get(parts[0])
+    if section is None:
+        section = data[parts[0]] = {}
+    if isinstance(section, dict):  # otherwise the section is refused as the file has it
         section[parts[1]] = value
+        origin[".".join(parts)] = where
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """The sections and keys of the config file at ``path`` (none when it is empty or only comments), or a
+    ConfigError naming the file."""
+    where = f"config file {str(path)!r}"
+    if not path.is_file():
+        raise ConfigError(f"{where}: does not exist")
+    try:
+        loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{where}: not valid UTF-8 ({err.reason} at byte {err.start})") from None
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{where}: not valid YAML: {err}") from None
+    except ConfigError as err:
+        raise ConfigError(f"{where}: {err}") from None
+    if loaded is not None and not isinstance(loaded, dict):
+        raise ConfigError(f"{where}: must hold a mapping of sections, got {type(loaded).__name__}")
+    return {key: (dict(value) if isinstance(value, dict) else value) for key, value in (loaded or {}).items()}
 
 
 def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> RunConfig:
-    """The config in the YAML file at ``path`` (``None``: all defaults) with ``overrides`` applied."""
+    """The config in the YAML file at ``path`` (``None``: all defaults) with ``overrides`` applied; what it refuses
+    is a ConfigError naming the key and the file or the ``--set`` override it came from."""
     data: dict[str, Any] = {}
+    origin: dict[str, str] = {}
     if path is not None:
-        path = Path(path)
-        if not path.is_file():
-            raise ConfigError(f"config file {str(path)!r} does not exist")
-        try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as err:
-            raise ConfigError(f"config file {str(path)!r} is not valid YAML: {err}") from None
-        if loaded is not None and not isinstance(loaded, dict):
-            raise ConfigError(f"config file {str(path)!r} must hold a mapping of sections")
-        data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in (loaded or {}).items()}
+        data = _read(Path(path))
+        for key, value in data.items():
+            _record(origin, str(key), value, f"config file {str(path)!r}")
     for item in overrides:
-        _apply_override(data, item)
-    cfg = _build(data)
-    if cfg.eval.best_against not in cfg.eval.opponents:
-        raise ConfigError(f"eval.best_against: must be one of eval.opponents {list(cfg.eval.opponents)}, "
-                          f"got {cfg.eval.best_against!r}")
-    if cfg.rollout.backend == "ray" and cfg.rollout.workers > cfg.env.num_envs:
-        raise ConfigError(f"rollout.workers: must be at most env.num_envs ({cfg.env.num_envs}) so that every worker "
-                          f"has a game, got {cfg.rollout.workers}")
-    if (cfg.clone.dagger is None) != (cfg.clone.dagger_decisions == 0) or (cfg.clone.dagger and not cfg.clone.agent):
-        raise ConfigError("clone.dagger and clone.dagger_decisions go together, and need clone.agent (the labeller); "
-                          f"got agent={cfg.clone.agent!r}, dagger={cfg.clone.dagger!r}, "
-                          f"dagger_decisions={cfg.clone.dagger_decisions}")
-    _, chunks = clone_chunking(cfg.clone.decisions, cfg.clone.chunk, cfg.env.num_envs)
-    if cfg.clone.held_out >= chunks:
-        raise ConfigError(f"clone.held_out: must leave at least one of the {chunks} chunks of clone.decisions "
-                          f"for training, got {cfg.clone.held_out}")
-    if cfg.clone.augment and cfg.policy.kind != "cards":
-        raise ConfigError("clone.augment: needs policy.kind 'cards' (its card channels are renamed), "
-                          f"got {cfg.policy.kind!r}")
+        _apply_override(data, origin, item)
+    cfg = _build(data, origin)
+    with _blame(origin, "eval.best_against", "eval.opponents"):
+        if cfg.eval.best_against not in cfg.eval.opponents:
+            raise ConfigError(f"eval.best_against: must be one of eval.opponents {list(cfg.eval.opponents)}, "
+                              f"got {cfg.eval.best_against!r}")
+    with _blame(origin, "rollout.backend", "rollout.workers", "env.num_envs"):
+        if cfg.rollout.backend == "ray" and cfg.rollout.workers > cfg.env.num_envs:
+            raise ConfigError(f"rollout.workers: must be at most env.num_envs ({cfg.env.num_envs}) so that every "
+                              f"worker has a game, got {cfg.rollout.workers}")
+    with _blame(origin, "clone.dagger", "clone.dagger_decisions", "clone.agent"):
+        unpaired = (cfg.clone.dagger is None) != (cfg.clone.dagger_decisions == 0)
+        if unpaired or (cfg.clone.dagger and not cfg.clone.agent):
+            raise ConfigError("clone.dagger and clone.dagger_decisions go together, and need clone.agent (the "
+                              f"labeller); got agent={cfg.clone.agent!r}, dagger={cfg.clone.dagger!r}, "
+                              f"dagger_decisions={cfg.clone.dagger_decisions}")
+    with _blame(origin, "clone.held_out", "clone.decisions", "clone.chunk", "env.num_envs"):
+        _, chunks = clone_chunking(cfg.clone.decisions, cfg.clone.chunk, cfg.env.num_envs)
+        if cfg.clone.held_out >= chunks:
+            raise ConfigError(f"clone.held_out: must leave at least one of the {chunks} chunks of clone.decisions "
+                              f"for training, got {cfg.clone.held_out}")
+    with _blame(origin, "clone.augment", "policy.kind"):
+        if cfg.clone.augment and cfg.policy.kind != "cards":
+            raise ConfigError("clone.augment: needs policy.kind 'cards' (its card channels are renamed), "
+                              f"got {cfg.policy.kind!r}")
     resolve_ruleset(cfg.env.ruleset)
+    with _blame(origin, "env.num_envs", "ppo.rollout_steps"):
+        _check_memory(cfg)
     if cfg.init is not None:
-        _check_init(cfg.init, cfg.policy)
+        with _blame(origin, "init", "policy"):
+            _check_init(cfg.init, cfg.policy)
     return cfg
 
 

@@ -100,7 +100,7 @@ class League:
         """Freeze a copy of the learner's weights into the pool (the oldest leaves when full)."""
         net = PolicyNet(self.architecture)
         net.load_state_dict(state)
-        self.snapshots.append({k: v.detach().clone() for k, v in state.items()})
+        self.snapshots.append({k: v.detach().cpu().clone() for k, v in state.items()})  # snapshots play on the CPU
         self.snapshot_nets.append(net.eval())
         self.snapshot_results.append(deque(maxlen=RECENT))
         if len(self.snapshots) > self.cfg.max_snapshots:

@@ -25,7 +25,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 import torch
@@ -34,14 +34,14 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from agents.neural.masked import MaskedCategorical
-from agents.neural.policy import PolicyNet, load_policy
+from agents.neural.policy import PolicyNet, load_policy, module_device, resolve_device
 from ginenv.seeding import derive_seed
 from train.evaluation.evaluate import evaluate
 from train.evaluation.ratings import ELO_TAG, LADDER_ELO, anchored_elo
-from train.training import checkpoint
+from train.training import checkpoint, resume
 from train.training.clone import clone
 from train.training.collect import Batch, Collector
-from train.training.config import ConfigError, PPOConfig, RunConfig, load_config, to_dict
+from train.training.config import ConfigError, PPOConfig, RunConfig, to_dict
 from train.training.critic import PrivilegedCritic, make_critic
 from train.training.league import League
 from train.training.ray_pool import RayPool
@@ -62,21 +62,18 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     """``cfg.epochs`` passes of clipped-PPO minibatch updates over ``batch``; returns the
     mean losses, entropy, approximate KL, clip fraction and explained variance.  With a
     ``critic`` the value loss trains it (on ``batch.privileged``) instead of ``net``'s value head."""
-    b_features = torch.from_numpy(batch.features)
-    b_masks = torch.from_numpy(batch.masks)
-    b_actions = torch.from_numpy(batch.actions)
-    b_logprobs = torch.from_numpy(batch.logprobs)
-    b_advantages = torch.from_numpy(batch.advantages)
-    b_returns = torch.from_numpy(batch.returns)
-    b_values = torch.from_numpy(batch.values)
-    b_privileged = torch.from_numpy(batch.privileged)
+    device = module_device(net)
+    b_features, b_masks, b_actions, b_logprobs, b_advantages, b_returns, b_values, b_privileged = (
+        torch.from_numpy(array).to(device) for array in (batch.features, batch.masks, batch.actions, batch.logprobs,
+                                                         batch.advantages, batch.returns, batch.values,
+                                                         batch.privileged))
     parameters = [p for group in optimizer.param_groups for p in group["params"]]
     size = len(batch)
     mb_size = max(1, math.ceil(size / cfg.minibatches))
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
     count = 0
     for _ in range(cfg.epochs):
-        order = torch.randperm(size, generator=generator)
+        order = torch.randperm(size, generator=generator).to(device)
         kl_epoch = []
         for start in range(0, size, mb_size):
             mb = order[start:start + mb_size]
@@ -149,8 +146,11 @@ class Trainer:
         self.cfg, self.run_dir = cfg, run_dir
         torch.set_num_threads(cfg.threads)
         torch.manual_seed(derive_seed(cfg.seed, 0))
-        self.net = PolicyNet(cfg.policy)
+        self.device = resolve_device(cfg.device)
+        self.net = PolicyNet(cfg.policy).to(self.device)
         self.critic = make_critic(cfg.critic, cfg.policy.hidden)
+        if self.critic is not None:
+            self.critic.to(self.device)
         learned = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else ())]
         self.optimizer = torch.optim.Adam(learned, lr=cfg.ppo.lr, eps=1e-5)
         self.league = League(cfg.league, cfg.seed, cfg.policy)
@@ -158,6 +158,7 @@ class Trainer:
         self.generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 3))
         self.progress = Progress()
         self.last_eval: dict[str, Any] = {}
+        self.run_id = resume.run_id_of(run_dir)
 
     # checkpoint data
     def state(self) -> dict[str, Any]:
@@ -166,6 +167,7 @@ class Trainer:
                 "global_step": self.progress.global_step, "best": self.progress.best,
                 "league": self.league.state(), "collector": self.collector.state(),
                 "generator": self.generator.get_state(), "eval": self.last_eval,
+                **({"run_id": self.run_id} if self.run_id is not None else {}),
                 **({"critic": self.critic.state_dict()} if self.critic is not None else {})}
 
     def load(self, data: dict[str, Any]) -> None:
@@ -289,16 +291,20 @@ def prepare_run(cfg: RunConfig, out: Path) -> Path:
         raise ConfigError(f"run folder {str(run_dir)!r} already holds a run; use --resume {run_dir} or another name")
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False), encoding="utf-8")
+    resume.new_run_id(run_dir)
     return run_dir
 
 
 def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[Path] = None, progress_bar: bool = True,
-          stop_after: Optional[int] = None, time_limit: Optional[float] = None) -> Path:
+          stop_after: Optional[int] = None, time_limit: Optional[float] = None,
+          resume_overrides: Sequence[str] = ()) -> Path:
     """Run (or resume) training; returns the run folder.
 
     ``resume`` is a run folder: its saved config and newest full checkpoint are used (``cfg``
-    is ignored); a run stopped before its first checkpoint starts again from its config (a
-    behaviour-cloning warm start reuses the decisions it had recorded).  The session ends at
+    is ignored) after the checks of :mod:`train.training.resume` (the checkpoint's run and config;
+    ``resume_overrides`` may change only its safe keys); a run stopped before its first checkpoint
+    starts again from its config (a behaviour-cloning warm start reuses the decisions it had
+    recorded).  The session ends at
     ``ppo.total_steps``, or earlier: after ``stop_after`` updates in total, once ``time_limit``
     minutes (default: the config's ``time_limit``) have passed in this session, or at SIGINT /
     SIGTERM (a second one aborts at once).  Every end finishes the update in progress and writes
@@ -308,10 +314,7 @@ def train(cfg: Optional[RunConfig], out: Path = Path("runs"), resume: Optional[P
     saved = None
     if resume is not None:
         run_dir = Path(resume)
-        cfg = load_config(run_dir / "config.yaml")
-        saved = checkpoint.latest_full(run_dir / "checkpoints")
-        if saved is None and (run_dir / "checkpoints").exists():
-            raise checkpoint.CheckpointError(f"no checkpoint to resume from in {str(run_dir / 'checkpoints')!r}")
+        cfg, saved = _resume(run_dir, resume_overrides)
     elif cfg is None:
         raise ValueError("train needs a config or a run to resume")
     else:
@@ -394,6 +397,27 @@ class StopSignals:
         for number, handler in self._previous.items():
             signal.signal(number, handler)
         self._previous = {}
+
+
+def _resume(run_dir: Path, overrides: Sequence[str]) -> tuple[RunConfig, Optional[dict[str, Any]]]:
+    """The config and newest full checkpoint (None: start from the config) a resumed session goes on
+    from, after :mod:`train.training.resume`'s checks and clean-up; logs the safe changes it applies."""
+    saved_cfg, cfg = resume.resume_config(run_dir, overrides)
+    folder = run_dir / "checkpoints"
+    half_written = checkpoint.remove_stale_temporaries(folder)
+    checkpoint.remove_stale_temporaries(run_dir)
+    saved = checkpoint.latest_full(folder)
+    if saved is None:
+        if folder.exists() and not half_written:
+            raise checkpoint.CheckpointError(f"no checkpoint to resume from in {str(folder)!r}")
+        update = 0  # killed before (or while writing) its first checkpoint: it starts again from its config
+    else:
+        resume.check_checkpoint(run_dir, saved, saved_cfg, str(checkpoint.list_checkpoints(folder)[-1]))
+        resume.trim_eval_log(run_dir, saved["update"])
+        update = saved["update"]
+    for line in resume.apply_changes(run_dir, saved_cfg, cfg, update):
+        print(f"changed on resume: {line}", file=sys.stderr)
+    return cfg, saved
 
 
 def warm_start(trainer: Trainer, progress_bar: bool = False) -> None:
