@@ -31,6 +31,7 @@ names the architecture, ``model`` holds the weights.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import re
@@ -348,8 +349,8 @@ class NeuralAgent:
         except ValueError as err:
             raise ValueError(f"ppo: {err}") from None
         self.name = "ppo"
-        net = net if net is not None else load_policy(path if path is not None else _default_path())
-        self.net = net.to(self.device)
+        net = net if net is not None else shared_policy(path if path is not None else _default_path())
+        self.net = net if module_device(net) == self.device else copy.deepcopy(net).to(self.device)
         self._generator = torch.Generator().manual_seed((seed or 0) % 2**63)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -367,12 +368,35 @@ class NeuralAgent:
             torch.set_num_threads(previous)
         return chosen.numpy().astype(np.int64)
 
+    def batch_key(self) -> Optional[tuple[int, str]]:
+        """Agents with the same key decide alike, so an evaluation may put many games' positions in
+        one ``act_batch`` call: the network (and device) when playing the most likely action; None
+        when sampling (each agent draws from its own generator)."""
+        return None if self.sample else (id(self.net), str(self.device))
+
     def act(self, observation: Observation) -> int:
         legal_actions(observation)  # a clear error when it is not this seat's turn
         return int(self.act_batch(observation["observation"][None], observation["action_mask"][None])[0])
 
     def reset(self) -> None:
         pass
+
+
+_SHARED: dict[tuple[str, int, int], PolicyNet] = {}
+
+
+def shared_policy(path: Union[str, os.PathLike]) -> PolicyNet:
+    """:func:`load_policy`, loaded once per process and file version (path, size, modification
+    time) and shared by every agent that plays it (the agents never change their network)."""
+    resolved = Path(path).resolve()
+    try:
+        stat = resolved.stat()
+    except OSError:
+        return load_policy(path)  # the error names the file
+    key = (str(resolved), stat.st_size, stat.st_mtime_ns)
+    if key not in _SHARED:
+        _SHARED[key] = load_policy(path)
+    return _SHARED[key]
 
 
 def _default_path() -> Path:

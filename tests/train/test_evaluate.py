@@ -189,3 +189,16 @@ def test_interval_width_shrinks_like_one_over_root_n():
     small = pair_cluster_interval(list(rng.choice([0, 0.25, 0.5, 0.75, 1], 100)))
     large = pair_cluster_interval(list(rng.choice([0, 0.25, 0.5, 0.75, 1], 10_000)))
     assert (small.high - small.low) / (large.high - large.low) == pytest.approx(math.sqrt(100), rel=0.15)
+
+
+@pytest.mark.parametrize("agent_a, agent_b, episode", [("ppo", "greedy", "game"), ("ppo", "ppo", "hand"),
+                                                       ("simple", "ppo:sample=true", "hand")])
+def test_batched_neural_decisions_give_the_results_of_one_at_a_time(agent_a, agent_b, episode, monkeypatch):
+    """Games played side by side put a deterministic policy's positions in one forward pass; the
+    figures are exactly those of every decision taken alone (and a sampling policy is never batched)."""
+    from agents.neural.policy import NeuralAgent
+
+    batched = evaluate(agent_a, agent_b, games=24, episode=episode, seed=8, workers=1)
+    monkeypatch.setattr(NeuralAgent, "batch_key", lambda self: None)
+    alone = evaluate(agent_a, agent_b, games=24, episode=episode, seed=8, workers=1)
+    assert batched.results_dict() == alone.results_dict()

@@ -31,8 +31,9 @@ import os
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Iterable, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Any, Generator, Iterable, Mapping, NamedTuple, Optional, Sequence, Union
 
+import numpy as np
 from tqdm import tqdm
 
 import ginenv
@@ -51,6 +52,9 @@ BACKENDS = ("local", "ray")
 """Where the pairs are played: local processes, or Ray tasks (``pip install -e '.[ray]'``)."""
 MAX_PAIRS = 5_000_000
 """Most mirrored pairs per pairing (so ``games`` is at most ``2 * MAX_PAIRS``): bounds the task list."""
+CHUNK_PAIRS = 50
+"""Pairs a worker plays side by side (a task): their neural decisions go in batches of up to twice as
+many rows.  Fixed, so that the batches, and the results, do not depend on the worker count."""
 MAX_WORKERS = 4096
 """Most processes (or Ray task slots) asked for."""
 MAX_CONFIDENCE = 0.999999
@@ -106,16 +110,22 @@ class PairRecord:
     games: list[dict[str, Any]] = field(default_factory=list)  # replay records, when the plan records
 
 
-def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
-                 act_seconds: list[float], hands: Optional[list[tuple[dict, dict]]] = None) -> Optional[int]:
-    """Play one episode of ``env`` (reset with ``seed``) with ``players[seat]`` in each seat.
+Request = tuple[int, dict]
+"""What :func:`episode_steps` yields: the seat to act and its observation dict."""
 
-    Calls every player's ``reset()`` at the start of each hand; hand statistics go into
-    ``counts`` (keys suffixed ``_0``/``_1`` are per seat) and the time spent in each seat's
-    ``act()`` into ``act_seconds``; ``hands``, when given, gets each finished hand's event
-    log and ``hand_result``.  Returns the winning seat, or None for a dead hand in
-    ``episode="hand"``.
-    """
+
+def batch_key(player: Agent) -> Optional[Any]:
+    """A key shared by players that may decide many games' positions in one ``act_batch`` call with
+    the same results as one at a time (a deterministic neural policy: its network), else None."""
+    key = getattr(player, "batch_key", None)
+    return key() if callable(key) else None
+
+
+def episode_steps(env: Any, players: Sequence[Agent], seed: int, counts: Counter, act_seconds: list[float],
+                  hands: Optional[list[tuple[dict, dict]]] = None) -> Generator[Request, int, Optional[int]]:
+    """One episode as a generator: like :func:`play_episode`, but a player with a :func:`batch_key`
+    does not act itself: the generator yields ``(seat, observation)`` and is sent the action (whoever
+    drives it adds the time spent to ``act_seconds``), so many episodes can batch their decisions."""
     env.reset(seed=seed)
     new_hand, hand_decisions, winner = True, 0, None
     while True:
@@ -129,9 +139,12 @@ def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
                 player.reset()
             new_hand = False
         hand = env.unwrapped.hand
-        start = time.perf_counter()
-        action = players[seat].act(observation)
-        act_seconds[seat] += time.perf_counter() - start
+        if batch_key(players[seat]) is not None:
+            action = yield seat, observation
+        else:
+            start = time.perf_counter()
+            action = players[seat].act(observation)
+            act_seconds[seat] += time.perf_counter() - start
         try:
             env.step(action)
         except ginenv.IllegalActionError as err:
@@ -155,6 +168,53 @@ def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
             winner = None if hand_winner is None else AGENTS.index(hand_winner)
 
 
+def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
+                 act_seconds: list[float], hands: Optional[list[tuple[dict, dict]]] = None) -> Optional[int]:
+    """Play one episode of ``env`` (reset with ``seed``) with ``players[seat]`` in each seat.
+
+    Calls every player's ``reset()`` at the start of each hand; hand statistics go into
+    ``counts`` (keys suffixed ``_0``/``_1`` are per seat) and the time spent in each seat's
+    ``act()`` into ``act_seconds``; ``hands``, when given, gets each finished hand's event
+    log and ``hand_result``.  Returns the winning seat, or None for a dead hand in
+    ``episode="hand"``.
+    """
+    return drive([episode_steps(env, players, seed, counts, act_seconds, hands)], [players], [act_seconds])[0]
+
+
+def drive(episodes: Sequence[Generator[Request, int, Optional[int]]], players: Sequence[Sequence[Agent]],
+          act_seconds: Sequence[list[float]]) -> list[Optional[int]]:
+    """Run :func:`episode_steps` generators side by side to their ends; returns their winners.  At
+    each round the pending decisions of players with the same :func:`batch_key` are taken in one
+    ``act_batch`` call (its time shared out evenly among them)."""
+    winners: list[Optional[int]] = [None] * len(episodes)
+    pending: dict[int, Request] = {}
+
+    def advance(index: int, action: Optional[int]) -> None:
+        try:
+            pending[index] = next(episodes[index]) if action is None else episodes[index].send(action)
+        except StopIteration as stop:
+            winners[index] = stop.value
+
+    for index in range(len(episodes)):
+        advance(index, None)
+    while pending:
+        groups: dict[Any, list[int]] = {}
+        for index, (seat, _) in pending.items():
+            groups.setdefault(batch_key(players[index][seat]), []).append(index)
+        requests, pending = pending, {}
+        for indices in groups.values():
+            first_seat = requests[indices[0]][0]
+            rows = [requests[i][1] for i in indices]
+            start = time.perf_counter()
+            actions = players[indices[0]][first_seat].act_batch(np.stack([r["observation"] for r in rows]),
+                                                                 np.stack([r["action_mask"] for r in rows]))
+            share = (time.perf_counter() - start) / len(indices)
+            for index, action in zip(indices, actions):
+                act_seconds[index][requests[index][0]] += share
+                advance(index, int(action))
+    return winners
+
+
 def _count_hand(hand: Mapping[str, Any], decisions: int, counts: Counter) -> None:
     counts["hands"] += 1
     counts["hand_decisions"] += decisions
@@ -173,43 +233,62 @@ def _count_hand(hand: Mapping[str, Any], decisions: int, counts: Counter) -> Non
 
 def play_pair(plan: MatchPlan, pair: int, env: Any = None) -> PairRecord:
     """Play mirrored pair ``pair`` of ``plan``: the same env seed twice, seats swapped."""
-    env = env if env is not None else plan.make_env()
-    totals: Counter = Counter()
-    scores: list[float] = []
-    act_ab = [0.0, 0.0]
-    games: list[dict[str, Any]] = []
+    return play_pairs(plan, range(pair, pair + 1), [env] if env is not None else None)[0]
+
+
+def play_pairs(plan: MatchPlan, pairs: Sequence[int], envs: Optional[Sequence[Any]] = None) -> list[PairRecord]:
+    """Play the mirrored pairs ``pairs`` of ``plan`` side by side (their games' decisions batched
+    where :func:`drive` can); the records are those of each pair played alone.  ``envs``: one env
+    per game to reuse (``2 * len(pairs)``, or one when a single pair plays its games in turn)."""
+    specs = (plan.agent_a, plan.agent_b)
     started = time.perf_counter()
-    for game in (0, 1):  # A's seat
-        sides = (0, 1) if game == 0 else (1, 0)  # side sitting in seat 0, seat 1
-        specs = (plan.agent_a, plan.agent_b)
-        players = [make_agent(specs[side], seed=plan.agent_seed(pair, side)) for side in sides]
-        counts: Counter = Counter()
-        act_seconds = [0.0, 0.0]
-        hands: Optional[list[tuple[dict, dict]]] = [] if plan.record else None
-        winner = play_episode(env, players, plan.env_seed(pair), counts, act_seconds, hands)
-        if hands is not None:
-            games.append(game_record([spec_label(specs[side]) for side in sides], env.unwrapped.ruleset,
-                                     plan.episode, [log for log, _ in hands], [result for _, result in hands]))
-        scores.append(0.5 if winner is None else float(winner == game))
-        for key, value in counts.items():  # per-seat keys (suffix _0/_1) become A/B keys (_a/_b)
-            stem, _, suffix = key.rpartition("_")
-            if key == "margin_0":  # seat 0's final score minus seat 1's
-                totals["margin_a"] += value if game == 0 else -value
-            elif stem and suffix in ("0", "1"):
-                totals[f"{stem}_{'a' if int(suffix) == game else 'b'}"] += value
-            else:
-                totals[key] += value
-        act_ab[0] += act_seconds[game]
-        act_ab[1] += act_seconds[1 - game]
-    return PairRecord(pair, (scores[0], scores[1]), totals, (act_ab[0], act_ab[1]), time.perf_counter() - started,
-                      games)
+    seated = [(pair, game) for pair in pairs for game in (0, 1)]  # game g: A in seat g
+    line_ups = [[make_agent(specs[side], seed=plan.agent_seed(pair, side))
+                 for side in ((0, 1) if game == 0 else (1, 0))] for pair, game in seated]
+    counts = [Counter() for _ in seated]
+    act_seconds = [[0.0, 0.0] for _ in seated]
+    hands: list[Optional[list[tuple[dict, dict]]]] = [[] if plan.record else None for _ in seated]
+    if envs is not None and len(envs) == 1:  # one env: the games one after the other
+        winners = [drive([episode_steps(envs[0], line_ups[g], plan.env_seed(pair), counts[g], act_seconds[g],
+                                        hands[g])], [line_ups[g]], [act_seconds[g]])[0]
+                   for g, (pair, _) in enumerate(seated)]
+        envs = [envs[0]] * len(seated)
+    else:
+        envs = list(envs) if envs is not None else [plan.make_env() for _ in seated]
+        winners = drive([episode_steps(envs[g], line_ups[g], plan.env_seed(pair), counts[g], act_seconds[g], hands[g])
+                         for g, (pair, _) in enumerate(seated)], line_ups, act_seconds)
+    elapsed = (time.perf_counter() - started) / max(1, len(pairs))
+    records = []
+    for k, pair in enumerate(pairs):
+        totals: Counter = Counter()
+        scores: list[float] = []
+        act_ab = [0.0, 0.0]
+        games: list[dict[str, Any]] = []
+        for game in (0, 1):
+            g = 2 * k + game
+            sides = (0, 1) if game == 0 else (1, 0)
+            if hands[g] is not None:
+                games.append(game_record([spec_label(specs[side]) for side in sides], envs[g].unwrapped.ruleset,
+                                         plan.episode, [log for log, _ in hands[g]], [r for _, r in hands[g]]))
+            scores.append(0.5 if winners[g] is None else float(winners[g] == game))
+            for key, value in counts[g].items():  # per-seat keys (suffix _0/_1) become A/B keys (_a/_b)
+                stem, _, suffix = key.rpartition("_")
+                if key == "margin_0":  # seat 0's final score minus seat 1's
+                    totals["margin_a"] += value if game == 0 else -value
+                elif stem and suffix in ("0", "1"):
+                    totals[f"{stem}_{'a' if int(suffix) == game else 'b'}"] += value
+                else:
+                    totals[key] += value
+            act_ab[0] += act_seconds[g][game]
+            act_ab[1] += act_seconds[g][1 - game]
+        records.append(PairRecord(pair, (scores[0], scores[1]), totals, (act_ab[0], act_ab[1]), elapsed, games))
+    return records
 
 
 def _play_chunk(task: tuple[int, MatchPlan, int, int]) -> tuple[int, list[PairRecord]]:
-    """Worker entry point: play pairs ``start .. stop - 1`` of one plan."""
+    """Worker entry point: play pairs ``start .. stop - 1`` of one plan, side by side."""
     plan_index, plan, start, stop = task
-    env = plan.make_env()
-    return plan_index, [play_pair(plan, pair, env) for pair in range(start, stop)]
+    return plan_index, play_pairs(plan, range(start, stop))
 
 
 def run_plans(plans: Sequence[MatchPlan], pairs: int, workers: int = 1, progress: bool = False,
@@ -227,10 +306,9 @@ def run_plans(plans: Sequence[MatchPlan], pairs: int, workers: int = 1, progress
     if replays is not None:
         write_records(replays, [])  # an unwritable path fails now, not after the games
         plans = [replace(plan, record=True) for plan in plans]
-    workers = max(1, min(workers, len(plans) * pairs))
-    chunk = max(1, min(25, math.ceil(len(plans) * pairs / (4 * workers))))
-    tasks = [(p, plan, start, min(start + chunk, pairs))
-             for p, plan in enumerate(plans) for start in range(0, pairs, chunk)]
+    tasks = [(p, plan, start, min(start + CHUNK_PAIRS, pairs))
+             for p, plan in enumerate(plans) for start in range(0, pairs, CHUNK_PAIRS)]
+    workers = max(1, min(workers, len(tasks)))  # a small evaluation starts no worker it cannot use
     records: list[list[PairRecord]] = [[] for _ in plans]
     with tqdm(total=len(plans) * pairs, desc=desc, unit="pair", disable=not progress, smoothing=0.1) as bar:
         def collect(done: Iterable[tuple[int, list[PairRecord]]]) -> None:
