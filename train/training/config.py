@@ -309,9 +309,10 @@ class RunConfig:
     """Run name: outputs go to ``OUT/NAME`` (``OUT`` defaults to ``runs``)."""
     seed: int = 1
     """Seeds everything (games, sampling, minibatches, opponents); the same seed replays the run."""
-    threads: int = 2
-    """Torch CPU threads (2 suits a 2-core machine that runs nothing else); use 1 when other work
-    shares the cores, as oversubscribed threads slow small batches down many times over."""
+    threads: int = 1
+    """Torch CPU threads.  1 is the default because it is the fastest as soon as anything else shares the
+    cores: the smoke run took 51 s with 1 thread and 254 s with 2 on a 2-core machine that was also training
+    (oversubscribed threads slow small batches down many times over); give 2 on a machine that runs nothing else."""
     device: str = "auto"
     """Where the network, its updates and its inference in rollouts run: ``auto`` (CUDA when present, else
     Apple's MPS, else the CPU), ``cpu``, ``cuda``, ``cuda:N`` or ``mps``.  The engine, the rule-derived

@@ -1,0 +1,112 @@
+"""The ablation of configs/selfplay.yaml: one lever changed per row, every row at the same sample
+budget, each scored against ``simple`` on the same deals (a script, not a test).
+
+    python benchmarks/selfplay_ablation.py --out runs/ablation --decisions 4000000 --minutes 100
+    python benchmarks/selfplay_ablation.py --out runs/ablation --table      # only the table so far
+
+Rows run one after another, each as ``ginrummy train configs/selfplay.yaml --set ...`` with
+``ppo.total_steps`` = ``--decisions`` (the learning-rate schedule is scaled with it). The script
+resumes: a finished row is skipped, an unfinished one goes on with ``--resume``, and
+``--minutes`` stops the whole session cleanly (rerun the same command to go on). Each finished row
+is then scored with ``evaluate(final.pt, "simple", games=--games, seed=--seed)`` (games to 100,
+mirrored pairs); the run's own ``eval.jsonl`` (its evaluations every 100 updates) is its learning
+curve. The table is written to ``OUT/ablation.md`` and printed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Optional, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+ROOT = Path(__file__).resolve().parents[1]
+ROWS: dict[str, tuple[str, list[str]]] = {
+    "recipe": ("configs/selfplay.yaml as it is", []),
+    "critic_policy": ("value head of the policy instead of the privileged critic", ["critic.kind=policy"]),
+    "uniform_snapshots": ("snapshots drawn uniformly (no PFSP)", ["league.pfsp=0"]),
+    "self_only": ("no snapshots: the learner against itself only", ["league.opponents={self: 1}"]),
+    "no_shaping": ("no deadwood shaping", ["shaping.deadwood=0"]),
+    "batch_16k": ("256 games per rollout, 16,384 decisions per update", ["env.num_envs=256",
+                                                                         "ppo.batch_size=16384"]),
+    "wide_net": ("trunk of 512 units", ["policy.hidden=512"]),
+    "win_loss": ("reward +-1 per hand instead of its points", ["env.reward_mode=win_loss"]),
+}
+"""Row name -> (what differs from the recipe, the overrides)."""
+
+
+def run_row(name: str, overrides: list[str], out: Path, decisions: int, deadline: float) -> bool:
+    """Train (or resume) one row until it is finished or the deadline passes; True when finished."""
+    from train.training.config import load_config
+    from train.training.ppo import train
+
+    run_dir = out / name
+    minutes = max(0.1, (deadline - time.monotonic()) / 60)
+    summary = run_dir / "summary.json"
+    if summary.is_file() and json.loads(summary.read_text())["finished"]:
+        return True
+    if (run_dir / "config.yaml").is_file():
+        train(None, resume=run_dir, progress_bar=False, time_limit=minutes)
+    else:
+        settings = [f"name={name}", f"ppo.total_steps={decisions}", "eval.every=100", "eval.games=40", *overrides]
+        train(load_config(ROOT / "configs" / "selfplay.yaml", settings), out=out, progress_bar=False,
+              time_limit=minutes)
+    return json.loads(summary.read_text())["finished"]
+
+
+def score(run_dir: Path, games: int, seed: int) -> Optional[dict]:
+    """The finished row's figures against ``simple`` (kept in ``score.json`` once measured)."""
+    from train.evaluation.evaluate import evaluate
+
+    kept = run_dir / "score.json"
+    if kept.is_file():
+        return json.loads(kept.read_text())
+    result = evaluate(f"ppo:path={run_dir / 'final.pt'}", "simple", games=games, seed=seed, workers=2).results_dict()
+    kept.write_text(json.dumps(result, indent=1))
+    return result
+
+
+def table(out: Path) -> str:
+    """The Markdown table of every row measured so far."""
+    lines = ["| row | what differs | decisions | vs simple (games) | 95% interval | points per hand |",
+             "|---|---|---|---|---|---|"]
+    for name, (what, _) in ROWS.items():
+        kept, summary = out / name / "score.json", out / name / "summary.json"
+        if not kept.is_file():
+            continue
+        result, done = json.loads(kept.read_text()), json.loads(summary.read_text())
+        lines.append(f"| `{name}` | {what} | {done['global_step']:,} | {result['win_rate_a']:.1%} | "
+                     f"[{result['ci_low']:.1%}, {result['ci_high']:.1%}] | {result['points_per_hand_a']:+.2f} |")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> str:
+    """Run, score and tabulate the rows (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("runs/ablation"), help="folder of the rows' runs")
+    parser.add_argument("--decisions", type=int, default=4_000_000, help="sample budget of every row")
+    parser.add_argument("--minutes", type=float, default=60.0, help="stop this session after that long")
+    parser.add_argument("--games", type=int, default=400, help="games of each row's score against simple")
+    parser.add_argument("--seed", type=int, default=24100, help="seed of the scores (the same deals for every row)")
+    parser.add_argument("--rows", nargs="*", default=list(ROWS), choices=list(ROWS), help="rows to run")
+    parser.add_argument("--table", action="store_true", help="only print the table of what is measured")
+    args = parser.parse_args(argv)
+    deadline = time.monotonic() + 60 * args.minutes
+    if not args.table:
+        for name in args.rows:
+            if time.monotonic() >= deadline:
+                break
+            if run_row(name, ROWS[name][1], args.out, args.decisions, deadline):
+                score(args.out / name, args.games, args.seed)
+    text = table(args.out)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "ablation.md").write_text(text + "\n")
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    main()
