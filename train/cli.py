@@ -229,16 +229,28 @@ def _build_parser() -> argparse.ArgumentParser:
     sv = sub.add_parser("serve", help="a local web page: play an agent, step through replays",
                         description="Serve a web page (standard library only) on which you play against an agent "
                                     "with clickable cards, and step through the games of a replay file with both "
-                                    "hands shown. Open the address it prints; Ctrl-C stops it.")
-    sv.add_argument("--port", type=_non_negative_int, default=8765, metavar="P",
+                                    "hands shown. Open the address it prints; Ctrl-C stops it. Only that page "
+                                    "may use the server: requests naming another host, coming from another "
+                                    "site, not sent as JSON or without the page's token are refused (403, 415).")
+
+    def port(text: str) -> int:
+        """An argparse type: a TCP port number."""
+        value = _non_negative_int(text)
+        if value > 65535:
+            raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, got {text}")
+        return value
+    sv.add_argument("--port", type=port, default=8765, metavar="P",
                     help="port to listen on (default 8765; 0 picks a free one)")
     sv.add_argument("--host", default="127.0.0.1",
                     help="address to bind (default 127.0.0.1: this machine only; the server has no login)")
-    _add_game_options(sv, "; the page can choose other ones",
+    _add_game_options(sv, "; the page offers it and the shipped agents",
                       "seed of the first game: seat draw, deals and agent (the k-th game gets S + k; default: fresh "
                       "each time)")
     sv.add_argument("--replay", metavar="FILE", default=None,
                     help="a JSON-lines file of game records to step through (from play --log or eval --replays)")
+    sv.add_argument("--decision-timeout", type=_positive_float, default=5.0, metavar="SECONDS",
+                    help="how long a request waits for the opponent's moves before the page is told to ask again "
+                         "(the agent goes on thinking; other games are served meanwhile; default 5)")
     return parser
 
 
@@ -266,7 +278,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     from train.play.serve import serve
 
     serve(args.host, args.port, opponent=args.opponent, ruleset=args.ruleset, episode=args.episode, seed=args.seed,
-          replay=args.replay)
+          replay=args.replay, decision_timeout=args.decision_timeout)
     return 0
 
 

@@ -19,9 +19,10 @@ from typing import Any, Optional
 import pytest
 
 import ginenv
+from agents import REGISTRY, RandomAgent
 from train.cli import _build_parser, main
 from train.play.replay import read_records, replay_record, write_records
-from train.play.serve import MAX_BODY, Site, make_server
+from train.play.serve import MAX_BODY, TOKEN_HEADER, Site, make_server
 
 ROOT = Path(__file__).resolve().parents[2]
 CARD_TOKEN = re.compile(r"\b[A2-9TJQK][CDHS]\b")
@@ -54,11 +55,13 @@ def scripted_hand(site: Site) -> tuple[list[str], dict[str, Any]]:
     return commands, view
 
 
-def call(url: str, path: str, body: Any = None, data: Optional[bytes] = None) -> tuple[int, Any]:
-    """``GET`` (no body) or ``POST`` the JSON ``body`` (or the raw ``data``): status and JSON answer."""
+def call(url: str, path: str, body: Any = None, data: Optional[bytes] = None, token: str = "") -> tuple[int, Any]:
+    """``GET`` (no body) or ``POST`` the JSON ``body`` (or the raw ``data``) as the page does, with
+    the page's ``token``: status and JSON answer."""
     if body is not None:
         data = json.dumps(body).encode()
-    request = urllib.request.Request(url.rstrip("/") + path, data=data, method="GET" if data is None else "POST")
+    request = urllib.request.Request(url.rstrip("/") + path, data=data, method="GET" if data is None else "POST",
+                                     headers={"Content-Type": "application/json", TOKEN_HEADER: token})
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
             return answer.status, json.loads(answer.read())
@@ -70,9 +73,9 @@ def call(url: str, path: str, body: Any = None, data: Optional[bytes] = None) ->
 def replay_file(tmp_path_factory) -> Path:
     """One game record: the scripted hand against ``simple`` (the person's seat is "human")."""
     site = Site(**SERVER)
-    scripted_hand(site)
+    _, view = scripted_hand(site)
     path = tmp_path_factory.mktemp("replay") / "hand.jsonl"
-    write_records(path, [site.games["1"][0].record()])
+    write_records(path, [site.games[view["id"]].table.record()])
     return path
 
 
@@ -94,7 +97,7 @@ def test_the_view_shows_no_hidden_card_and_the_hand_ends_with_the_score():
     view = site.new_game({})
     moves = 0
     while view["table"] is not None:
-        table = site.games[view["id"]][0]
+        table = site.games[view["id"]].table
         hidden = set(table.env.hand.hand_cards(1 - table.me)) - set(ginenv.decode(table.observation()).opp_picked)
         shown = {ginenv.parse_card(token) for token in CARD_TOKEN.findall(json.dumps(view))}
         assert not shown & hidden
@@ -110,8 +113,9 @@ def test_the_view_shows_no_hidden_card_and_the_hand_ends_with_the_score():
         site.post(f"/api/games/{view['id']}/next", {})
 
 
-def test_the_same_seed_plays_the_same_hand():
-    assert scripted_hand(Site(**SERVER)) == scripted_hand(Site(**SERVER))
+def test_the_same_seed_plays_the_same_hand_under_a_new_random_id():
+    (commands, view), (again, other) = scripted_hand(Site(**SERVER)), scripted_hand(Site(**SERVER))
+    assert commands == again and view.pop("id") != other.pop("id") and view == other
 
 
 def test_a_game_waits_between_hands_and_keeps_the_running_score():
@@ -124,7 +128,7 @@ def test_a_game_waits_between_hands_and_keeps_the_running_score():
             view = site.post(f"/api/games/{view['id']}/next", {})
             continue
         view = site.post(f"/api/games/{view['id']}/move", {"command": decide(view["table"])})
-    record = site.games[view["id"]][0].record()
+    record = site.games[view["id"]].table.record()
     replayed, me = replay_record(record), record["players"].index("human")
     assert view["scores"] == [replayed.scores[me], replayed.scores[1 - me]] and max(view["scores"]) >= view["target"]
     assert view["game_end"].startswith("game over") and len(record["hands"]) == hands + 1
@@ -154,16 +158,16 @@ def test_replay_steps_show_both_hands_and_end_with_the_recorded_score(replay_fil
     ("/api/games", {"episode": "match"}, 400, "episode must be one of"),
     ("/api/games", {"seed": -1}, 400, "non-negative integer"),
     ("/api/games", {"seed": "7"}, 400, "non-negative integer"),
-    ("/api/games", {"opponent": "nobody"}, 400, "unknown agent 'nobody'"),
+    ("/api/games", {"opponent": "nobody"}, 400, "opponent must be one of ['simple', 'random', 'greedy'"),
     ("/api/games", {"ruleset": "xx"}, 400, "unknown ruleset"),
     ("/api/games", {"opponent": 3}, 400, "'opponent' must be a string"),
-    ("/api/games/1/move", {"command": "dance"}, 400, "unknown command"),
-    ("/api/games/1/move", {"command": "draw"}, 400, "not now: the upcard"),
-    ("/api/games/1/move", {"command": "help"}, 400, "not a move"),
-    ("/api/games/1/move", {}, 400, "'command' must be a string"),
-    ("/api/games/1/next", {}, 400, "no hand is waiting"),
-    ("/api/games/99/move", {"command": "pass"}, 404, "no game '99'"),
-    ("/api/games/1/fold", {}, 404, "no such page"),
+    ("/api/games/{id}/move", {"command": "dance"}, 400, "unknown command"),
+    ("/api/games/{id}/move", {"command": "draw"}, 400, "not now: the upcard"),
+    ("/api/games/{id}/move", {"command": "help"}, 400, "not a move"),
+    ("/api/games/{id}/move", {}, 400, "'command' must be a string"),
+    ("/api/games/{id}/next", {}, 400, "no hand is waiting"),
+    ("/api/games/99/move", {"command": "pass"}, 404, "no such game"),
+    ("/api/games/{id}/fold", {}, 404, "no such page"),
     ("/api/replay/0/1", None, 400, "game must be a number from 1"),
     ("/api/replay/2/1", None, 404, "holds 1 game"),
     ("/api/replay/1/x", None, 400, "hand must be a number"),
@@ -171,23 +175,21 @@ def test_replay_steps_show_both_hands_and_end_with_the_recorded_score(replay_fil
     ("/api/nothing", None, 404, "no such page"),
 ])
 def test_bad_requests_get_a_status_and_a_message(server, path, body, status, words):
-    assert call(server.url, "/api/games", {})[0] == 200          # game 1: the upcard is offered to the person
-    code, answer = call(server.url, path, body)
+    code, game = call(server.url, "/api/games", {}, token=server.token)   # the upcard is offered to the person
+    assert code == 200
+    code, answer = call(server.url, path.format(id=game["id"]), body, token=server.token)
     assert code == status and words in answer["error"], answer
 
 
 @pytest.mark.parametrize("data, words", [(b"{", "not JSON"), (b"[1]", "a JSON object"), (b"\xff", "not JSON")])
 def test_a_body_that_is_not_a_json_object_is_refused(server, data, words):
-    code, answer = call(server.url, "/api/games", data=data)
+    code, answer = call(server.url, "/api/games", data=data, token=server.token)
     assert code == 400 and words in answer["error"]
 
 
 def test_a_too_long_body_and_a_bug_get_messages_not_tracebacks(server, monkeypatch):
-    request = urllib.request.Request(server.url + "api/games", data=b"{}", method="POST",
-                                     headers={"Content-Length": str(MAX_BODY + 1)})
-    with pytest.raises(urllib.error.HTTPError) as err:
-        urllib.request.urlopen(request, timeout=30)
-    assert err.value.code == 400 and b"Content-Length" in err.value.read()
+    code, answer = call(server.url, "/api/games", data=b" " * (MAX_BODY + 1), token=server.token)
+    assert code == 413 and answer == {"error": f"the body must be at most {MAX_BODY} bytes"}
 
     def broken(path):
         raise RuntimeError("a bug")
@@ -211,6 +213,10 @@ def test_serve_runs_from_the_command_line_and_stops_on_ctrl_c():
         assert url, line + process.stderr.read()  # type: ignore[union-attr]
         status, setup = call(url.group(0), "/api/setup")
         assert status == 200 and setup["defaults"]["opponent"] == "greedy" and setup["replay"] is None
+        with urllib.request.urlopen(url.group(0), timeout=30) as page:
+            token = re.search(r'name="ginrummy-token" content="([\w-]+)"', page.read().decode()).group(1)
+        status, game = call(url.group(0), "/api/games", {"episode": "hand"}, token=token)
+        assert status == 200 and game["opponent"] == "greedy"
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
         assert process.returncode == 0 and "stopped" in out and "Traceback" not in err
@@ -226,12 +232,19 @@ def test_serve_refuses_bad_options_with_a_message(tmp_path, capsys):
     assert "game 1: cannot be replayed" in capsys.readouterr().err
     assert main(["serve", "--opponent", "nobody"]) == 2
     assert "unknown agent" in capsys.readouterr().err
+    for option, value, words in (("--port", "99999", "must be a port number from 0 to 65535, got 99999"),
+                                 ("--port", "http", "expected a non-negative integer"),
+                                 ("--decision-timeout", "0", "must be a finite positive number")):
+        with pytest.raises(SystemExit) as exit:
+            main(["serve", option, value])
+        assert exit.value.code == 2 and f"argument {option}: {words}" in capsys.readouterr().err
 
 
 def test_serve_options_are_documented():
     sub = next(a for a in _build_parser()._actions if a.dest == "command").choices["serve"]
     text = sub.format_help()
-    for option in ("--port", "--host", "--opponent", "--ruleset", "--episode", "--seed", "--replay"):
+    for option in ("--port", "--host", "--opponent", "--ruleset", "--episode", "--seed", "--replay",
+                   "--decision-timeout"):
         assert re.search(rf"^\s+{option}\b.*\S", text, re.M), option
 
 
@@ -258,14 +271,16 @@ def browser(tmp_path_factory):
 class Page:
     """The page in the browser: clicks that wait for the server's answer to be shown."""
 
-    def __init__(self, driver, url: str) -> None:
+    def __init__(self, driver, url: str, answers: int = 3) -> None:
+        """Open ``url`` and wait for its first ``answers`` (the setup, the replay file's first hand
+        and the new game)."""
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support.ui import WebDriverWait
 
         self.driver, self.by, self.wait = driver, By, WebDriverWait(driver, 60)
         self.answers = 0
         driver.get(url)
-        self.settle(3)  # the setup, the replay file's first hand and the new game
+        self.settle(answers)
 
     def find(self, css: str):
         return self.driver.find_element(self.by.CSS_SELECTOR, css)
@@ -319,10 +334,13 @@ def test_a_scripted_hand_played_by_clicks_shows_the_result(browser, server):
     assert len(summary.find_elements(page.by.CSS_SELECTOR, ".card")) == 20
     assert "simple draws from the stock" in "\n".join(news) and "you drew" in "\n".join(news)
 
-    page.find("#opponent").clear()
-    page.find("#opponent").send_keys("nobody")
+    from selenium.webdriver.support.ui import Select
+
+    opponents = Select(page.find("#opponent"))
+    assert [option.get_attribute("value") for option in opponents.options] == server.site.opponents
+    opponents.select_by_value("random")
     page.click("#new")
-    assert "unknown agent 'nobody'" in page.find("#error").text
+    assert page.find("#error").text == "" and page.find("#opponent-info").text.startswith("random holds")
 
 
 def test_a_replay_stepped_through_by_clicks(browser, server, replay_file):
@@ -345,3 +363,31 @@ def test_a_replay_stepped_through_by_clicks(browser, server, replay_file):
     page.find("#back").click()
     assert page.find("#step").text == f"step {steps - 1} / {steps}" and page.find("#move").text == moves[-2]
     assert page.find("#replay-end").text == ""
+
+
+class Waiting(RandomAgent):
+    """``random``, but each decision first waits until :attr:`go` is set."""
+
+    go = threading.Event()
+
+    def act(self, observation: Any) -> int:
+        self.go.wait(60)
+        return super().act(observation)
+
+
+def test_the_page_waits_for_a_slow_opponent_then_shows_its_move(browser, monkeypatch):
+    monkeypatch.setitem(REGISTRY, "waiting", Waiting)
+    Waiting.go.clear()
+    running = make_server(port=0, opponent="waiting", episode="hand", seed=1, decision_timeout=0.3)  # agent first
+    threading.Thread(target=running.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        page = Page(browser, running.url, answers=1)  # the setup; the new game waits for the agent
+        page.wait.until(lambda d: "still thinking" in page.find("#error").text)
+        Waiting.go.set()
+        page.settle()
+        assert page.find("#error").text == "" and page.find("#board").is_displayed()
+        assert page.find("#news").text.startswith("waiting ")
+    finally:
+        Waiting.go.set()
+        running.shutdown()
+        running.server_close()

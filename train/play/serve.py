@@ -6,30 +6,44 @@ The rules stay in the game: the choices offered come from the person's action ma
 (:func:`choices`), and a move is a terminal command (``"d 7H"``, ``"k"``, ``"take"``) that
 :func:`train.play.terminal.resolve` checks, so an illegal one is a 400 with the terminal's message.
 
-API (JSON in and out; an error is ``{"error": message}`` with status 400 or 404):
+API (JSON in and out; an error is ``{"error": message}`` with its status):
 
-* ``GET /api/setup`` — the defaults, the rulesets and the replay file's games.
+* ``GET /api/setup`` — the defaults, the opponents, the rulesets and the replay file's games.
 * ``POST /api/games`` ``{opponent, ruleset, episode, seed}`` (each optional) — a new game.
 * ``GET /api/games/ID`` — the game as the person sees it (:func:`table_view`).
 * ``POST /api/games/ID/move`` ``{"command": "d 7H"}`` — the person's move, then the agent's.
 * ``POST /api/games/ID/next`` — the next hand, after a hand's summary.
 * ``GET /api/replay/G/H`` — hand H of game G of the replay file (both from 1), step by step.
+
+Only this machine's page may use it (:class:`Handler`): the Host header must name the server
+(the bound address, ``localhost`` or ``127.0.0.1``, with its port) and an Origin header its own
+origin, else 403; a POST needs ``Content-Type: application/json`` (else 415) and the server's
+secret token in :data:`TOKEN_HEADER` (else 403), which the page reads from its ``<meta>`` tag.
+Game ids are random, the opponent is one of the server's list (:attr:`Site.opponents`), and a
+body is at most :data:`MAX_BODY` bytes (413) nested at most :data:`MAX_DEPTH` deep (400). Each
+game has its own lock and moves on a thread of its own: a request waits for the agent at most
+``decision_timeout`` seconds, then gets a 503 with ``pending`` (the game's id) while the agent
+goes on thinking; other games are served meanwhile. Every response carries :data:`SECURITY_HEADERS`.
 """
 from __future__ import annotations
 
 import ipaddress
 import json
+import re
+import secrets
 import sys
 import threading
 from collections import OrderedDict
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import accumulate
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 from urllib.parse import urlsplit
 
 import numpy as np
 
+import agents
 import ginenv
 from agents import make_agent
 from ginenv.envs.aec import EPISODES
@@ -46,9 +60,38 @@ WEB = Path(__file__).with_name("web")
 PAGES = {"/": ("index.html", "text/html"), "/app.js": ("app.js", "text/javascript"),
          "/style.css": ("style.css", "text/css")}
 """The static files by path: file name under :data:`WEB` and content type."""
+TOKEN_PLACEHOLDER = b"{{token}}"
+"""What the server's token replaces in ``index.html``."""
+TOKEN_HEADER = "X-Ginrummy-Token"
 MAX_BODY = 65536
+DRAIN_LIMIT = 1 << 20
+"""The longest refused body that is read and dropped before the answer (:meth:`Handler._drop`)."""
+CONTENT_LENGTH = re.compile(r"[0-9]{1,15}")
+MAX_DEPTH = 16
+"""The deepest nesting of arrays and objects a body may have."""
 MAX_GAMES = 100
-"""Games kept in memory; the oldest is forgotten past this."""
+"""Games kept in memory; the one left alone longest is forgotten past this."""
+REQUEST_TIMEOUT = 10.0
+"""Seconds a connection may take to send each part of its request before it is closed."""
+SHIPPED = ("random", "simple", "greedy", "montecarlo", "ppo", "selfplay")
+"""The agents the page offers besides the server's ``opponent``."""
+WEIGHTS = {name: Path(agents.__file__).with_name("weights") / f"{name}.pt" for name in ("ppo", "selfplay")}
+"""The weights files a shipped neural agent needs: it is offered only where its file is there."""
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+                               "form-action 'self'; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+"""Headers of every response, the static files and the errors included."""
+HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?")
+"""A Host header's value (or an origin after ``http://``): the name or address, and the port."""
+JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+BRACKETS = re.compile(r"[\[\]{}]")
 
 
 class HttpError(Exception):
@@ -57,6 +100,24 @@ class HttpError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+class Pending(HttpError):
+    """A 503: game ``game_id`` is still busy with its agent's moves; ask for it again soon."""
+
+    def __init__(self, game_id: str, message: str) -> None:
+        super().__init__(HTTPStatus.SERVICE_UNAVAILABLE, message)
+        self.game_id = game_id
+
+
+def nesting(text: str) -> int:
+    """The deepest nesting of arrays and objects in JSON ``text`` (brackets in strings do not count).
+
+    >>> nesting('{"a": [1, {"b": "]]"}]}'), nesting('"x"')
+    (3, 0)
+    """
+    steps = [1 if bracket in "[{" else -1 for bracket in BRACKETS.findall(JSON_STRING.sub("", text))]
+    return max(accumulate(steps), default=0)
 
 
 def texts(cards: Iterable[int]) -> list[str]:
@@ -168,77 +229,118 @@ def load_replays(path: str) -> list[dict[str, Any]]:
     return records
 
 
+def shipped_opponents() -> list[str]:
+    """The shipped agents of :data:`SHIPPED`, a neural one only where its :data:`WEIGHTS` file is there."""
+    return [name for name in SHIPPED if name not in WEIGHTS or WEIGHTS[name].is_file()]
+
+
+class Game:
+    """A game of the page: its table (None until it is dealt), what happened at its last move,
+    and the lock its moves hold."""
+
+    def __init__(self) -> None:
+        self.table: Optional[Table] = None
+        self.news: list[str] = []
+        self.lock = threading.Lock()
+
+
 class Site:
-    """The server's state: the defaults of a new game, the games by id and the replays."""
+    """The server's state: the defaults of a new game, the opponents offered, the games by id and
+    the replays.  ``decision_timeout``: seconds a request waits for a game's agent (:class:`Pending` after)."""
 
     def __init__(self, *, opponent: str = "greedy", ruleset: str = "pagat", episode: str = "game",
-                 seed: Optional[int] = None, replay: Optional[str] = None) -> None:
+                 seed: Optional[int] = None, replay: Optional[str] = None, decision_timeout: float = 5.0) -> None:
         make_agent(opponent)  # a bad spec fails now, not on the first page
         self.defaults = {"opponent": opponent, "ruleset": ruleset, "episode": episode}
+        self.opponents = list(dict.fromkeys([opponent, *shipped_opponents()]))
+        """The opponents a new game may have: the server's ``opponent`` and the shipped agents."""
         self.seed = seed
+        self.decision_timeout = decision_timeout
         self.replay_file = replay
         self.replays = load_replays(replay) if replay is not None else []
-        self.games: OrderedDict[str, tuple[Table, list[str]]] = OrderedDict()
+        self.games: OrderedDict[str, Game] = OrderedDict()
         self.started = 0
         self.lock = threading.Lock()
+        """Held only while :attr:`games` and :attr:`started` change, never during a move."""
 
     def get(self, path: str) -> Any:
         """The answer to ``GET path``: a JSON-ready object."""
         parts = _parts(path)
-        with self.lock:
-            if parts == ["setup"]:
-                return self.setup()
-            if len(parts) == 2 and parts[0] == "games":
-                return self._view(parts[1])
-            if len(parts) == 3 and parts[0] == "replay":
-                return self.replay(_number(parts[1], "game"), _number(parts[2], "hand"))
+        if parts == ["setup"]:
+            return self.setup()
+        if len(parts) == 2 and parts[0] == "games":
+            game = self._game(parts[1])
+            return self._in_turn(parts[1], game, lambda: self._view(parts[1], game))
+        if len(parts) == 3 and parts[0] == "replay":
+            return self.replay(_number(parts[1], "game"), _number(parts[2], "hand"))
         raise HttpError(HTTPStatus.NOT_FOUND, f"no such page: GET {path}")
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
         """The answer to ``POST path`` with the JSON object ``body``."""
         parts = _parts(path)
-        with self.lock:
-            if parts == ["games"]:
-                return self.new_game(body)
-            if len(parts) == 3 and parts[0] == "games" and parts[2] in ("move", "next"):
-                return self.play(parts[1], _text(body, "command") if parts[2] == "move" else None)
+        if parts == ["games"]:
+            return self.new_game(body)
+        if len(parts) == 3 and parts[0] == "games" and parts[2] in ("move", "next"):
+            return self.play(parts[1], _text(body, "command") if parts[2] == "move" else None)
         raise HttpError(HTTPStatus.NOT_FOUND, f"no such page: POST {path}")
 
     def setup(self) -> dict[str, Any]:
         """The defaults, the choices of a new game and the replay file's games."""
         games = [{"players": list(player_names(r["players"])), "episode": r["episode"], "ruleset": r["ruleset"]["name"],
                   "hands": len(r["hands"])} for r in self.replays]
-        return {"defaults": self.defaults, "rulesets": sorted(PRESETS), "episodes": list(EPISODES),
+        return {"defaults": self.defaults, "opponents": self.opponents, "rulesets": sorted(PRESETS),
+                "episodes": list(EPISODES),
                 "replay": {"file": Path(self.replay_file).name, "games": games} if self.replay_file else None}
 
     def new_game(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Start a game with the options of ``body`` (the defaults for those left out); the
-        k-th game without a seed gets the server's seed + k."""
+        """Start a game with the options of ``body`` (the defaults for those left out) under a
+        random id; the k-th game without a seed gets the server's seed + k."""
         options = {key: _text(body, key) if key in body else value for key, value in self.defaults.items()}
+        if options["opponent"] not in self.opponents:
+            raise HttpError(HTTPStatus.BAD_REQUEST, f"opponent must be one of {self.opponents}")
+        if options["ruleset"] not in PRESETS:
+            raise HttpError(HTTPStatus.BAD_REQUEST, f"unknown ruleset {options['ruleset']!r}; one of {sorted(PRESETS)}")
         if options["episode"] not in EPISODES:
             raise HttpError(HTTPStatus.BAD_REQUEST, f"episode must be one of {list(EPISODES)}")
-        seed = body.get("seed", None if self.seed is None else self.seed + self.started)
+        seed = body.get("seed")
         if seed is not None and (type(seed) is not int or seed < 0):
             raise HttpError(HTTPStatus.BAD_REQUEST, f"seed must be a non-negative integer, got {seed!r}")
-        table = Table(options["opponent"], ruleset=options["ruleset"], episode=options["episode"], seed=seed)
-        self.started += 1
-        game_id = str(self.started)
-        self.games[game_id] = (table, table.take_news())
-        while len(self.games) > MAX_GAMES:
-            self.games.popitem(last=False)
-        return self._view(game_id)
+        game_id, game = secrets.token_urlsafe(16), Game()
+        with self.lock:
+            if "seed" not in body and self.seed is not None:
+                seed = self.seed + self.started
+            self.started += 1
+            self.games[game_id] = game
+            while len(self.games) > MAX_GAMES:
+                self.games.popitem(last=False)
+
+        def deal() -> dict[str, Any]:
+            try:
+                game.table = Table(options["opponent"], ruleset=options["ruleset"], episode=options["episode"],
+                                   seed=seed)
+            except Exception:
+                with self.lock:
+                    self.games.pop(game_id, None)
+                raise
+            game.news = game.table.take_news()
+            return self._view(game_id, game)
+        return self._in_turn(game_id, game, deal)
 
     def play(self, game_id: str, command: Optional[str]) -> dict[str, Any]:
         """The person's ``command`` in game ``game_id`` (None: the next hand), then the agent's
         turns; the game's new view."""
-        table, _ = self._game(game_id)
-        if command is None:
-            table.next_hand()
-        else:
-            observation = table.observation()
-            table.move(resolve(parse_command(command), ginenv.decode(observation), observation["action_mask"]))
-        self.games[game_id] = (table, table.take_news())
-        return self._view(game_id)
+        game = self._game(game_id)
+
+        def move() -> dict[str, Any]:
+            table = _dealt(game)
+            if command is None:
+                table.next_hand()
+            else:
+                observation = table.observation()
+                table.move(resolve(parse_command(command), ginenv.decode(observation), observation["action_mask"]))
+            game.news = table.take_news()
+            return self._view(game_id, game)
+        return self._in_turn(game_id, game, move)
 
     def replay(self, game: int, hand: int) -> dict[str, Any]:
         """Hand ``hand`` of game ``game`` of the replay file (both from 1)."""
@@ -251,14 +353,48 @@ class Site:
             raise HttpError(HTTPStatus.NOT_FOUND, f"hand {hand}: game {game} has {len(record['hands'])} hand(s)")
         return replay_hand(record, hand)
 
-    def _game(self, game_id: str) -> tuple[Table, list[str]]:
-        if game_id not in self.games:
-            raise HttpError(HTTPStatus.NOT_FOUND, f"no game {game_id!r} (the server restarted?): start a new one")
-        return self.games[game_id]
+    def _in_turn(self, game_id: str, game: Game, work: Callable[[], Any]) -> Any:
+        """``work()`` run on a thread of its own while it holds ``game``'s lock; :class:`Pending`
+        when the lock is not free, or the work not done, within :attr:`decision_timeout` (the work
+        goes on, and the game answers once it is done)."""
+        if not game.lock.acquire(timeout=self.decision_timeout):
+            raise Pending(game_id, "the opponent is still thinking about an earlier move; the page asks again")
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
 
-    def _view(self, game_id: str) -> dict[str, Any]:
-        table, news = self._game(game_id)
-        return {"id": game_id, **table_view(table, news)}
+        def run() -> None:
+            try:
+                outcome["answer"] = work()
+            except BaseException as err:  # noqa: BLE001  (raised again on the request's thread)
+                outcome["error"] = err
+            finally:
+                game.lock.release()
+                done.set()
+        threading.Thread(target=run, name=f"game {game_id}", daemon=True).start()
+        if not done.wait(self.decision_timeout):
+            raise Pending(game_id, f"the opponent is still thinking after {self.decision_timeout:g} s; "
+                                   "the page shows its move when it is done")
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["answer"]
+
+    def _game(self, game_id: str) -> Game:
+        with self.lock:
+            if game_id not in self.games:
+                raise HttpError(HTTPStatus.NOT_FOUND, "no such game (the server restarted?): start a new one")
+            self.games.move_to_end(game_id)
+            return self.games[game_id]
+
+    def _view(self, game_id: str, game: Game) -> dict[str, Any]:
+        return {"id": game_id, **table_view(_dealt(game), game.news)}
+
+
+def _dealt(game: Game) -> Table:
+    """The game's table; a 404 when its deal failed (the game is forgotten, but a request may
+    have found it before)."""
+    if game.table is None:
+        raise HttpError(HTTPStatus.NOT_FOUND, "no such game: start a new one")
+    return game.table
 
 
 def _parts(path: str) -> list[str]:
@@ -280,77 +416,176 @@ def _text(body: dict[str, Any], key: str) -> str:
 
 
 class Handler(BaseHTTPRequestHandler):
-    """Static files from :data:`PAGES` and the JSON API of :class:`Site` (``server.site``)."""
+    """Static files from :data:`PAGES` and the JSON API of :class:`Site` (``server.site``), for
+    requests that pass :meth:`_check`; :data:`SECURITY_HEADERS` on every response."""
 
     server: "Server"
+    timeout = REQUEST_TIMEOUT
+    _unread = False
+    """Whether the POST's body is still to be read (:meth:`_drop` reads it before a refusal)."""
 
     def do_GET(self) -> None:  # noqa: N802  (http.server's name)
-        path = urlsplit(self.path).path
-        if path in PAGES:
-            name, kind = PAGES[path]
-            self._send(HTTPStatus.OK, (WEB / name).read_bytes(), kind)
-        else:
-            self._api(lambda: self.server.site.get(path))
+        self._respond(post=False)
 
     def do_POST(self) -> None:  # noqa: N802
-        self._api(lambda: self.server.site.post(urlsplit(self.path).path, self._body()))
+        self._respond(post=True)
+
+    def _respond(self, post: bool) -> None:
+        """Check the request, then send the static file, or the API's answer as JSON, or the
+        error as ``{"error": message}`` (with ``pending``, the game's id, on a 503)."""
+        path, extra = urlsplit(self.path).path, {}
+        self._unread = post
+        try:
+            self._check(post)
+            if not post and path in PAGES:
+                self._send(HTTPStatus.OK, self._page(PAGES[path][0]), PAGES[path][1])
+                return
+            site = self.server.site
+            status, payload = HTTPStatus.OK, site.post(path, self._body()) if post else site.get(path)
+        except HttpError as err:
+            if self._unread:
+                self._drop()
+            status, payload = HTTPStatus(err.status), {"error": str(err)}
+            if isinstance(err, Pending):
+                payload["pending"], extra = err.game_id, {"Retry-After": "1"}
+        except (ValueError, OSError) as err:   # a bad command or option
+            status, payload = HTTPStatus.BAD_REQUEST, {"error": str(err)}
+        except Exception as err:  # noqa: BLE001  (a bug: a message on the page, the traceback on the console)
+            self.log_error("%s", f"{type(err).__name__}: {err}")
+            status = HTTPStatus.INTERNAL_SERVER_ERROR
+            payload = {"error": f"internal error ({type(err).__name__}: {err})"}
+        self._send(status, json.dumps(payload).encode(), "application/json", extra)
+
+    def _check(self, post: bool) -> None:
+        """Refuse (403) a Host that does not name this server, an Origin that is not its own and,
+        on a POST, a body that is not declared JSON (415) or a missing or wrong token (403)."""
+        hosts, origins = self.headers.get_all("Host", []), self.headers.get_all("Origin", [])
+        if len(hosts) != 1 or not self.server.names_it(hosts[0]):
+            raise HttpError(HTTPStatus.FORBIDDEN, f"Host {', '.join(hosts) or '(none)'} is not this server: "
+                                                  f"open {self.server.url}")
+        if origins and (len(origins) > 1 or not origins[0].startswith("http://")
+                        or not self.server.names_it(origins[0].removeprefix("http://"))):
+            raise HttpError(HTTPStatus.FORBIDDEN, f"requests from {', '.join(origins)} are refused: "
+                                                  "only this server's own page may call it")
+        if not post:
+            return
+        if self.headers.get_content_type() != "application/json":
+            raise HttpError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "the body must be sent as application/json")
+        token = self.headers.get(TOKEN_HEADER, "")
+        if not secrets.compare_digest(token.encode(), self.server.token.encode()):
+            raise HttpError(HTTPStatus.FORBIDDEN, f"missing or wrong {TOKEN_HEADER}: reload the page")
+
+    def _page(self, name: str) -> bytes:
+        """A static file; ``index.html`` with the server's token in it."""
+        return (WEB / name).read_bytes().replace(TOKEN_PLACEHOLDER, self.server.token.encode())
 
     def _body(self) -> dict[str, Any]:
         """The request's JSON object (empty when there is no body)."""
+        if "Transfer-Encoding" in self.headers:
+            raise HttpError(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length")
         length = self.headers.get("Content-Length", "0")
-        if not length.isdigit() or int(length) > MAX_BODY:
-            raise HttpError(HTTPStatus.BAD_REQUEST, f"Content-Length must be a number up to {MAX_BODY}")
-        raw = self.rfile.read(int(length))
+        if not CONTENT_LENGTH.fullmatch(length):
+            raise HttpError(HTTPStatus.BAD_REQUEST, "Content-Length must be a number")
+        size = int(length)
+        if size > MAX_BODY:
+            raise HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"the body must be at most {MAX_BODY} bytes")
+        self._unread = False
         try:
-            body = json.loads(raw) if raw.strip() else {}
+            raw = self.rfile.read(size)
+        except TimeoutError:
+            raise HttpError(HTTPStatus.REQUEST_TIMEOUT, f"the body did not come within {self.timeout:g} s") from None
+        if len(raw) < size:
+            raise HttpError(HTTPStatus.BAD_REQUEST, "the body is shorter than its Content-Length")
+        try:
+            text = raw.decode("utf-8")
+            if nesting(text) > MAX_DEPTH:
+                raise HttpError(HTTPStatus.BAD_REQUEST, f"the body is nested deeper than {MAX_DEPTH} levels")
+            body = json.loads(text) if text.strip() else {}
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise HttpError(HTTPStatus.BAD_REQUEST, f"the body is not JSON: {err}") from None
         if not isinstance(body, dict):
             raise HttpError(HTTPStatus.BAD_REQUEST, "the body must be a JSON object")
         return body
 
-    def _api(self, answer: Any) -> None:
-        """Send ``answer()`` as JSON, or its error as ``{"error": message}``."""
-        try:
-            status, payload = HTTPStatus.OK, answer()
-        except HttpError as err:
-            status, payload = HTTPStatus(err.status), {"error": str(err)}
-        except (ValueError, OSError) as err:   # a bad command, option or agent spec
-            status, payload = HTTPStatus.BAD_REQUEST, {"error": str(err)}
-        except Exception as err:  # noqa: BLE001  (a bug: a message on the page, the traceback on the console)
-            self.log_error("%s", f"{type(err).__name__}: {err}")
-            status = HTTPStatus.INTERNAL_SERVER_ERROR
-            payload = {"error": f"internal error ({type(err).__name__}: {err})"}
-        self._send(status, json.dumps(payload).encode(), "application/json")
+    def _drop(self) -> None:
+        """Read and forget the body of a refused POST when its Content-Length is at most
+        :data:`DRAIN_LIMIT`, so that the client reads the answer rather than a connection reset;
+        the connection closes after the answer."""
+        self.close_connection = True
+        length = self.headers.get("Content-Length", "0")
+        if CONTENT_LENGTH.fullmatch(length) and int(length) <= DRAIN_LIMIT:
+            try:
+                self.rfile.read(int(length))
+            except OSError:
+                pass
 
-    def _send(self, status: int, data: bytes, kind: str) -> None:
+    def _send(self, status: int, data: bytes, kind: str, headers: Optional[dict[str, str]] = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", f"{kind}; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-store")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 
+    def end_headers(self) -> None:
+        """:data:`SECURITY_HEADERS`, then the blank line (http.server's own error pages included)."""
+        for name, value in SECURITY_HEADERS.items():
+            self.send_header(name, value)
+        super().end_headers()
+
     def log_request(self, code: Any = "-", size: Any = "-") -> None:
-        """Only server errors reach the console (each request would bury the address line)."""
-        if isinstance(code, int) and code >= 500:
+        """Only internal errors reach the console (each request would bury the address line)."""
+        if code == HTTPStatus.INTERNAL_SERVER_ERROR:
             super().log_request(code, size)
 
 
 class Server(ThreadingHTTPServer):
-    """The HTTP server, holding the :class:`Site`."""
+    """The HTTP server, holding the :class:`Site` and the page's secret ``token``; a thread per
+    connection and a listen backlog of 128."""
 
     daemon_threads = True
+    request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], site: Site) -> None:
         super().__init__(address, Handler)
         self.site = site
+        self.token = secrets.token_urlsafe(32)
+        bound = self.server_address[0]
+        self.hosts = {"localhost", "127.0.0.1", address[0].lower(), bound}
+        """The names a Host header may give (with the port); any IP address too when bound to all."""
+        self.any_address = ipaddress.ip_address(bound).is_unspecified
 
     @property
     def url(self) -> str:
         """The page's address."""
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/"
+
+    def names_it(self, host: str) -> bool:
+        """Whether ``host`` (``name:port`` as in a Host header) is this server: one of :attr:`hosts`
+        (or, bound to all addresses, any IP address) with the port it listens on; a DNS name that
+        points here from outside (DNS rebinding) is not.
+
+        >>> server = Server(("127.0.0.1", 0), Site(opponent="random"))
+        >>> port = server.server_address[1]
+        >>> server.names_it(f"localhost:{port}"), server.names_it(f"evil.example:{port}"), server.names_it("localhost")
+        (True, False, False)
+        >>> server.server_close()
+        """
+        match = HOST.fullmatch(host)
+        if match is None or int(match.group(2) or 80) != self.server_address[1]:
+            return False
+        name = match.group(1).strip("[]").lower()
+        return name in self.hosts or self.any_address and _is_address(name)
+
+
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 def make_server(host: str = "127.0.0.1", port: int = 8765, **site_options: Any) -> Server:

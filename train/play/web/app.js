@@ -5,20 +5,41 @@
 
 const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
 const $ = (id) => document.getElementById(id);
+/** The server's secret, sent with every POST: other sites' pages cannot read it. */
+const TOKEN = document.querySelector('meta[name="ginrummy-token"]').content;
 
 let gameId = null;
 let view = null;       // the current game as the server sent it
 let knocking = false;  // the Knock button was pressed: a card click knocks with it
 let replay = { game: 1, hand: 1, data: null, step: 0 };
 
-/** Call the API: GET without a body, POST with one; an error answer throws its message. */
+/** Call the API: GET without a body, POST with one (JSON, with the token); an error answer
+ *  throws its message, with `pending` (the game's id) while the game's opponent is still thinking. */
 async function api(path, body) {
-  const options = body === undefined ? {} :
-    { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+  const options = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json", "X-Ginrummy-Token": TOKEN },
+    body: JSON.stringify(body),
+  };
   const response = await fetch("/api/" + path, options);
   const data = await response.json();
-  if (!response.ok) throw new Error(data.error || response.statusText);
+  if (!response.ok) throw Object.assign(new Error(data.error || response.statusText), { pending: data.pending });
   return data;
+}
+
+/** `call()`; while the answer is that the opponent is still thinking, the game is asked for
+ *  again each second until it answers. */
+async function patiently(call) {
+  let ask = call;
+  for (;;) {
+    try {
+      return await ask();
+    } catch (err) {
+      if (!err.pending) throw err;
+      $("error").textContent = err.message;
+      await new Promise((resolve) => { setTimeout(resolve, 1000); });
+      ask = () => api(`games/${err.pending}`);
+    }
+  }
 }
 
 /** Run an API call and show what it answers with `show`, or its error; the body's
@@ -176,11 +197,11 @@ function showGame(v) {
 }
 
 function move(command) {
-  attempt(() => api(`games/${gameId}/move`, { command }), showGame);
+  attempt(() => patiently(() => api(`games/${gameId}/move`, { command })), showGame);
 }
 
 function newGame(options) {
-  attempt(() => api("games", options), (v) => { gameId = v.id; showGame(v); });
+  attempt(() => patiently(() => api("games", options)), (v) => { gameId = v.id; showGame(v); });
 }
 
 // ----- replay -----------------------------------------------------------------------
@@ -257,6 +278,7 @@ function showTab(name) {
 // ----- start ------------------------------------------------------------------------
 
 function setUp(setup) {
+  options($("opponent"), setup.opponents);
   $("opponent").value = setup.defaults.opponent;
   options($("ruleset"), setup.rulesets);
   $("ruleset").value = setup.defaults.ruleset;
@@ -264,12 +286,13 @@ function setUp(setup) {
   $("episode").value = setup.defaults.episode;
   $("new-game").addEventListener("submit", (event) => {
     event.preventDefault();
-    newGame({ opponent: $("opponent").value.trim(), ruleset: $("ruleset").value, episode: $("episode").value });
+    newGame({ opponent: $("opponent").value, ruleset: $("ruleset").value, episode: $("episode").value });
   });
   const commands = { take: "take", draw: "draw", pass: "pass", gin: "gin", "big-gin": "big gin" };
   Object.entries(commands).forEach(([id, command]) => $(id).addEventListener("click", () => move(command)));
   $("knock").addEventListener("click", () => { knocking = !knocking; showTable(view); });
-  $("next").addEventListener("click", () => attempt(() => api(`games/${gameId}/next`, {}), showGame));
+  $("next").addEventListener("click", () => attempt(() => patiently(() => api(`games/${gameId}/next`, {})),
+    showGame));
   $("tab-play").addEventListener("click", () => showTab("play"));
   if (setup.replay) {
     const games = setup.replay.games;
@@ -283,7 +306,7 @@ function setUp(setup) {
     $("back").addEventListener("click", () => stepBy(-1));
     $("forward").addEventListener("click", () => stepBy(1));
     document.addEventListener("keydown", (event) => {
-      if ($("replay").hidden || event.target.tagName === "INPUT") return;
+      if ($("replay").hidden || ["INPUT", "SELECT"].includes(event.target.tagName)) return;
       if (event.key === "ArrowLeft") stepBy(-1);
       if (event.key === "ArrowRight") stepBy(1);
     });
