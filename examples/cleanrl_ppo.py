@@ -5,7 +5,9 @@ Shows: the whole algorithm in one file, the CleanRL way — rollouts from a Gymn
 batched on one engine), masked categorical actions (illegal logits set to -1e8, the mask from
 ``infos["action_mask"]``), GAE and the clipped PPO update.  The env resets in the same step
 (the next hand's first observation comes with ``terminated``), so a done step's value target
-is its reward alone.  Rewards are ``win_loss`` (+1/-1 a hand).
+is its reward alone.  Rewards are ``win_loss`` (+1/-1 a hand).  CleanRL's own env construction,
+a ``SyncVectorEnv`` of ``RecordEpisodeStatistics(gymnasium.make("GinRummy-v1"))``, works as well
+(next-step autoreset, the mask in the same ``infos["action_mask"]``).
 
 Run (about a minute)::
 

@@ -6,7 +6,12 @@ policy, and RLlib's ``ActionMaskingTorchRLModule`` (from RLlib's examples) maski
 That module wants the observation under ``"observations"`` (ginenv's is ``"observation"``),
 so :class:`RLlibKeys` renames the key.  ``illegal_action="terminate"`` lets RLlib's env check,
 which steps unmasked random actions, pass.  Rewards are ``win_loss`` (+1/-1 a hand).  The
-trained module then plays ``random``.
+trained module then plays ``random``.  Training stops after ``--steps`` environment steps: the
+two seats' summed return is always 0 (zero-sum), so a stop reward on it would end at once.
+
+One learner against a fixed opponent needs no wrapper: RLlib's own action-masking example runs
+on ``.environment("ginenv:GinRummy-v1", env_config={"observation": "rllib"})``, whose
+observation is the ``{"observations", "action_mask"}`` dict that module reads.
 
 Run (Ray starts locally, about a minute)::
 

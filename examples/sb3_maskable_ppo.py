@@ -3,7 +3,8 @@
 Shows: ``gymnasium.make_vec("GinRummy-v1", num_envs=N)`` (N one-hand games of a learner against
 ``--opponent``, batched on one engine) handed to MaskablePPO through
 :class:`ginenv.envs.sb3.SB3VecGinEnv`, which gives MaskablePPO the legal-action masks; rewards are
-``win_loss`` (+1/-1 a hand).  The trained policy is then played against ``random``.
+``win_loss`` (+1/-1 a hand).  The trained policy is then played against ``random``.  SB3's own
+``make_vec_env("GinRummy-v1", n_envs=N)`` works too (one game per env, unbatched).
 
 Run (about a minute)::
 

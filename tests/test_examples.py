@@ -87,3 +87,7 @@ def test_agilerl_maddpg() -> None:
 def test_supersuit_vector() -> None:
     line = run_example("supersuit_vector.py", "--steps", "2000", "--games", "2")
     assert line.startswith("SuperSuit: 2000 vector steps of 4 seat slots, observations (4, 2150)"), line
+    found = re.search(r", (\d+) seat-episodes ended, mean final reward ([+-][\d.]+) ", line)
+    assert found, line
+    ended, mean = int(found[1]), float(found[2])
+    assert ended > 0 and ended % 2 == 0 and mean == 0, line  # both seats end each game, with opposite rewards

@@ -19,11 +19,12 @@ masked by ``infos["_final_info"]`` / ``infos["_final_obs"]``.  The only cut-off,
 
 Infos are Gymnasium's dict of arrays, every key with its ``_key`` mask: ``"action_mask"``
 bool[N, 108] (as :meth:`GymVectorGinEnv.action_masks`), ``"agent"`` (each learner's seat name),
-and where a hand ended ``"hand_result"`` / ``"game_result"`` (the latest; object arrays that
-hold each game's contract dict, whose fields may be ``None``) beside their fixed-shape twins
-``"hand_summary"`` / ``"game_summary"`` (:func:`ginenv.envs.episode.hand_summary`: a dict of typed
-arrays, one row per game, that buffers can stack); under ``illegal_action="terminate"`` a
-final info may hold ``"illegal_action"`` and ``"illegal_reason"``.
+and where a hand ended the fixed-shape ``"hand_summary"`` / ``"game_summary"``
+(:func:`ginenv.envs.episode.hand_summary`: a dict of typed arrays, one row per game, that buffers
+can stack) and, unless ``info_lists=False`` (what the registered Gymnasium ids pass), the
+latest ``"hand_result"`` / ``"game_result"`` (object arrays that hold each game's contract dict,
+whose fields may be ``None``); under ``illegal_action="terminate"`` a final info may hold
+``"illegal_action"`` and ``"illegal_reason"``.
 
 ``reset(seed=s)`` seeds the games (game ``i`` deals from the ``i``-th child of
 ``SeedSequence(s)``), the seat draws and the opponent from independent streams of ``s``: the
@@ -51,13 +52,15 @@ from gymnasium.vector.utils import batch_space
 from ginenv.envs.aec import AGENTS, checked_reset_options
 from ginenv.envs.batched import BatchedGinEnv, checked_actions, legal_moves
 from ginenv.envs.opponents import act_batch, agent_from_spec
-from ginenv.envs.single_agent import ILLEGAL_ACTION_MODES, MAX_REDEALS, SEATS
+from ginenv.envs.single_agent import ILLEGAL_ACTION_MODES, MAX_REDEALS, SEATS, checked_render_mode
 from ginenv.game.actions import NUM_ACTIONS, IllegalActionError
-from ginenv.game.checks import checked_float, checked_seed
+from ginenv.game.checks import checked_flag, checked_float, checked_seed
 from ginenv.game.encoding import OBSERVATION_HIGH, OBSERVATION_SIZE
 from ginenv.seeding import derive_seed
 
 NAMES = np.array(AGENTS)
+LIST_INFOS = ("hand_result", "game_result")
+"""The contract's result dicts (names, ``None``, card lists): left out under ``info_lists=False``."""
 
 
 @dataclass
@@ -104,7 +107,12 @@ class GymVectorGinEnv(VectorEnv):
             other games step as usual).
         illegal_reward: the reward of an illegal action under ``"terminate"`` (default -1).
         num_workers: processes that step the games (see :class:`~ginenv.envs.batched.BatchedGinEnv`).
-        render_mode: only ``None`` (this env does not render; ``SingleAgentGinEnv`` does).
+        info_lists: keep the contract's ``"hand_result"`` / ``"game_result"`` in the infos (default
+            ``True``); ``False`` leaves only the fixed-shape ``"hand_summary"`` / ``"game_summary"``.
+        observation: only ``"vector"`` (RLlib's dict layout, ``"rllib"``, is the single env's:
+            ``gymnasium.make_vec(..., vectorization_mode="sync", observation="rllib")``).
+        render_mode: only ``None`` (this env does not render; ``SingleAgentGinEnv`` does); any
+            other is a :class:`~ginenv.envs.single_agent.RenderModeError`.
         ruleset, episode, reward_mode, reward_scale, **rule_overrides: as for
             :class:`~ginenv.envs.batched.BatchedGinEnv`.
     """
@@ -114,13 +122,17 @@ class GymVectorGinEnv(VectorEnv):
     def __init__(self, num_envs: int = 8, opponent: Any = "random", *, seat: str = "random",
                  ruleset: Any = "pagat", episode: str = "hand", reward_mode: str = "points",
                  reward_scale: float = 1.0, illegal_action: str = "raise", illegal_reward: float = -1.0,
-                 num_workers: int = 1, render_mode: Optional[str] = None, **rule_overrides: Any) -> None:
+                 num_workers: int = 1, info_lists: bool = True, observation: str = "vector",
+                 render_mode: Optional[str] = None, **rule_overrides: Any) -> None:
         if seat not in SEATS:
             raise ValueError(f"seat must be one of {SEATS}, got {seat!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
-        if render_mode is not None:
-            raise ValueError(f"render_mode must be None (GymVectorGinEnv does not render), got {render_mode!r}")
+        if observation != "vector":
+            raise ValueError(f"observation must be 'vector' (the single env's 'rllib' layout needs "
+                             f"vectorization_mode='sync'), got {observation!r}")
+        self.render_mode = checked_render_mode(render_mode, (None,))
+        self.info_lists = checked_flag("info_lists", info_lists)
         self.seat, self.illegal_action = seat, illegal_action
         self.illegal_reward = checked_float("illegal_reward", illegal_reward, -np.inf)
         self._opponent_spec = opponent if isinstance(opponent, (str, Mapping)) else None
@@ -225,7 +237,8 @@ class GymVectorGinEnv(VectorEnv):
         self._pending[fresh] += learner[fresh]
         for i, info in enumerate(hand_infos):
             if info:
-                record.current.setdefault(i, {}).update(info)
+                kept = info if self.info_lists else {k: v for k, v in info.items() if k not in LIST_INFOS}
+                record.current.setdefault(i, {}).update(kept)
         ended = terminated | truncated
         for i in np.flatnonzero(ended).tolist():
             info = record.current.pop(i, {})

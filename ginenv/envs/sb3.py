@@ -3,7 +3,9 @@
 SB3 has its own ``VecEnv`` API (not Gymnasium's ``VectorEnv``); :class:`SB3VecGinEnv` adapts
 the batched env to it, with the masks MaskablePPO asks for through
 ``env_method("action_masks")``.  Importing this module needs ``stable_baselines3``
-(``pip install sb3-contrib``); the rest of ``ginenv`` does not.
+(``pip install sb3-contrib``); the rest of ``ginenv`` does not.  SB3's own route,
+``make_vec_env("GinRummy-v1", n_envs=N)`` (a ``DummyVecEnv`` of single envs), needs no adapter
+and runs MaskablePPO as it is, one game per env (see :mod:`ginenv.envs.registration`).
 
 Recipe (episode statistics for SB3's logs come from ``VecMonitor``)::
 
@@ -16,7 +18,8 @@ Recipe (episode statistics for SB3's logs come from ``VecMonitor``)::
     model = MaskablePPO("MlpPolicy", venv, n_steps=64, seed=0).learn(200_000)
 
 SB3 semantics: ``dones`` is ``terminated | truncated``; a finished env's info holds the
-ended episode's infos (``hand_result``, ``hand_summary``, ``agent``...),
+ended episode's infos (``hand_summary``, ``agent``, and ``hand_result`` unless the env was made
+with ``info_lists=False``, as the registered ids make it),
 ``"terminal_observation"`` (the learner's last observation of it, from which SB3 bootstraps
 the rare hands cut off by ``max_turns_per_hand``) and ``"TimeLimit.truncated"``.  ``seed(s)`` seeds the next
 ``reset`` of the whole batch with ``s``.  Attributes (``get_attr``/``set_attr``) are those

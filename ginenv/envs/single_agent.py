@@ -13,7 +13,10 @@ The wrapper holds no rule logic: it uses only ``reset``/``step``/``observe``, ``
 ``rewards``, ``terminations``, ``truncations``, ``infos`` and ``render`` of the AEC env.
 
 * ``observation_space`` is the AEC env's observation vector ``Box`` (the ``"observation"``
-  part of its dict); ``action_space`` is ``Discrete(108)`` (the public action ids).
+  part of its dict), or with ``observation="rllib"`` a ``Dict`` of that vector under
+  ``"observations"`` and the mask under ``"action_mask"`` (float32[108], 1.0 where legal: the
+  layout of RLlib's action-masking examples); ``action_space`` is ``Discrete(108)`` (the public
+  action ids).
 * :meth:`SingleAgentGinEnv.action_masks` gives the learner's legal actions as a bool array,
   the method ``sb3_contrib.MaskablePPO`` looks for.
 * The reward of a step is the learner's reward summed over every AEC step from its action
@@ -37,7 +40,7 @@ from gymnasium import spaces
 from ginenv.envs.aec import AGENTS, RESET_OPTIONS, checked_reset_options, raw_env
 from ginenv.envs.opponents import OpponentSpec, agent_from_spec, policy_of
 from ginenv.game.actions import NUM_ACTIONS, IllegalActionError
-from ginenv.game.checks import checked_float, checked_seed
+from ginenv.game.checks import checked_flag, checked_float, checked_seed
 from ginenv.seeding import derive_seed
 
 Observation = dict[str, np.ndarray]
@@ -51,6 +54,30 @@ MAX_REDEALS = 100
 """How many times in a row ``reset`` re-deals an episode that ended before the learner's turn."""
 END_INFOS = ("hand_result", "game_result", "hand_summary", "game_summary")
 """The AEC env's end-of-hand / end-of-game infos that ``reset`` and ``step`` pass on."""
+OBSERVATIONS = ("vector", "rllib")
+"""The values of ``observation``: the vector alone, or RLlib's ``{"observations", "action_mask"}`` dict."""
+RENDER_MODES = (None, "ansi", "human")
+
+
+class RenderModeError(ValueError, TypeError):
+    """A ``render_mode`` the env does not have.  A ``ValueError`` like every bad argument, and a
+    ``TypeError`` as well: what SB3's ``make_vec_env`` (which asks ``gymnasium.make`` for
+    ``render_mode="rgb_array"``) takes as "make the env without a render mode"."""
+
+
+def checked_render_mode(render_mode: Any, allowed: tuple[Optional[str], ...] = RENDER_MODES) -> Optional[str]:
+    """``render_mode`` if it is one of ``allowed``, else a :class:`RenderModeError` naming them.
+
+    >>> checked_render_mode("rgb_array")
+    Traceback (most recent call last):
+    ...
+    ginenv.envs.single_agent.RenderModeError: render_mode must be None, 'ansi' or 'human', got 'rgb_array'
+    """
+    if render_mode not in allowed:
+        *others, last = map(repr, allowed)
+        named = f"{', '.join(others)} or {last}" if others else last
+        raise RenderModeError(f"render_mode must be {named}, got {render_mode!r}")
+    return render_mode
 
 
 class SingleAgentGinEnv(gym.Env):
@@ -72,10 +99,16 @@ class SingleAgentGinEnv(gym.Env):
         seat: the learner's seat: ``"player_0"``, ``"player_1"`` or ``"random"`` (default;
             drawn afresh at each ``reset`` from ``np_random``).  ``reset(options={"seat": ...})``
             fixes it for one episode.
-        ruleset, episode, render_mode, reward_mode, reward_scale, **rule_overrides: passed
-            to :class:`ginenv.envs.aec.raw_env` unchanged (a preset name or Ruleset; ``"hand"`` or
-            ``"game"``; ``None``/``"ansi"``/``"human"``; ``"points"``/``"win_loss"``; the
-            points multiplier; any Ruleset field such as ``gin_bonus=25``).
+        ruleset, episode, render_mode, reward_mode, reward_scale, info_lists, **rule_overrides:
+            passed to :class:`ginenv.envs.aec.raw_env` unchanged (a preset name or Ruleset;
+            ``"hand"`` or ``"game"``; ``None``/``"ansi"``/``"human"``; ``"points"``/``"win_loss"``;
+            the points multiplier; whether the infos keep the contract's ``hand_result`` /
+            ``game_result`` (default ``True``); any Ruleset field such as ``gin_bonus=25``).  Any
+            other ``render_mode`` (such as the ``"rgb_array"`` SB3's ``make_vec_env`` asks for)
+            is a :class:`RenderModeError`.
+        observation: ``"vector"`` (default: the observation vector) or ``"rllib"`` (a ``Dict``:
+            ``"observations"``, the vector, and ``"action_mask"``, float32[108] with 1.0 where
+            legal, as RLlib's ``ActionMaskingTorchRLModule`` reads them).
         illegal_action: what ``step`` does with an action the learner may not take.
             ``"raise"`` (default): raise :class:`~ginenv.IllegalActionError` and leave the
             state unchanged, as the AEC env does.  ``"terminate"``: end the episode
@@ -112,9 +145,11 @@ class SingleAgentGinEnv(gym.Env):
         ``"hand_result"`` (the last hand that ended), ``"hand_results"`` (all of them, in
         order; in game mode the opponent may end a hand and play on into the next one)
         and ``"game_result"`` (game mode), exactly as the AEC env's ``infos`` give them
-        (likewise its fixed-shape ``"hand_summary"`` / ``"game_summary"``; pass
-        ``info_lists=False`` to the AEC env for those alone, e.g. so that Gymnasium's
-        ``SyncVectorEnv`` can stack the infos of many envs).
+        (likewise its fixed-shape ``"hand_summary"`` / ``"game_summary"``).  With
+        ``info_lists=False`` (what the registered Gymnasium ids pass) the infos hold those
+        alone, no ``"hand_result"``/``"hand_results"``/``"game_result"``: every value is then
+        a number, a string or an array of one shape, so that Gymnasium's ``SyncVectorEnv`` /
+        ``AsyncVectorEnv`` can stack the infos of many envs.
         Stepping a finished episode raises ``RuntimeError``; call ``reset``.
     """
 
@@ -124,20 +159,26 @@ class SingleAgentGinEnv(gym.Env):
     def __init__(self, opponent: Optional[Opponent] = None, *, seat: str = "random", ruleset: Any = "pagat",
                  episode: str = "hand", render_mode: Optional[str] = None, reward_mode: str = "points",
                  reward_scale: float = 1.0, illegal_action: str = "raise", illegal_reward: float = -1.0,
-                 **rule_overrides: Any) -> None:
+                 info_lists: bool = True, observation: str = "vector", **rule_overrides: Any) -> None:
         if seat not in SEATS:
             raise ValueError(f"seat must be one of {SEATS}, got {seat!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
+        self.render_mode = checked_render_mode(render_mode)
         self._opponent_spec = opponent if isinstance(opponent, (str, Mapping)) else None
         self._set_opponent(agent_from_spec(opponent, None) if self._opponent_spec is not None else opponent)
         self.seat = seat
         self.illegal_action = illegal_action
         self.illegal_reward = checked_float("illegal_reward", illegal_reward, -math.inf)
+        self.info_lists = checked_flag("info_lists", info_lists)
+        self.observation = observation
         self.aec = raw_env(ruleset=ruleset, episode=episode, render_mode=render_mode, reward_mode=reward_mode,
-                           reward_scale=reward_scale, **rule_overrides)
-        self.render_mode = render_mode
-        self.observation_space = self.aec.observation_space(AGENTS[0])["observation"]
+                           reward_scale=reward_scale, info_lists=info_lists, **rule_overrides)
+        vector = self.aec.observation_space(AGENTS[0])["observation"]
+        self.observation_space: spaces.Space = vector if observation == "vector" else spaces.Dict(
+            {"observations": vector, "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)})
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.agent: str = AGENTS[0] if seat == "random" else seat
         self._last: Optional[Observation] = None
@@ -146,7 +187,7 @@ class SingleAgentGinEnv(gym.Env):
 
     # ----- Gymnasium API ----------------------------------------------------
     def reset(self, *, seed: Optional[int] = None,
-              options: Optional[dict[str, Any]] = None) -> tuple[np.ndarray, dict[str, Any]]:
+              options: Optional[dict[str, Any]] = None) -> tuple[Any, dict[str, Any]]:
         """Start an episode and play the opponent up to the learner's first turn (see the class doc).
         A bad ``seed`` or ``options`` changes nothing; past those checks, until it succeeds the
         episode counts as over (``step`` refuses), whatever fails."""
@@ -179,7 +220,7 @@ class SingleAgentGinEnv(gym.Env):
         info["skipped_episodes"] = skipped
         return self._observed(info)
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the opponent up to the learner's next turn."""
         if self._done:
             raise RuntimeError("the episode is over (or was never started): call reset()")
@@ -253,11 +294,14 @@ class SingleAgentGinEnv(gym.Env):
             self._collect_info(info)
         return reward, info
 
-    def _observed(self, info: dict[str, Any]) -> tuple[np.ndarray, dict[str, Any]]:
-        """The learner's observation now, and ``info`` with its ``"action_mask"``."""
+    def _observed(self, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """The learner's observation now (in the ``observation`` layout), and ``info`` with its ``"action_mask"``."""
         self._last = self.aec.observe(self.agent)
         info["action_mask"] = self.action_masks()
-        return self._last["observation"].copy(), info
+        vector = self._last["observation"].copy()
+        if self.observation == "vector":
+            return vector, info
+        return {"observations": vector, "action_mask": self._last["action_mask"].astype(np.float32)}, info
 
     def _random_legal_action(self, observation: Observation) -> int:
         """The default opponent: a uniformly random legal action from ``np_random``."""

@@ -75,6 +75,21 @@ def test_an_ended_episode_reports_its_result_in_final_info_and_the_next_one_star
     assert ended > 20
 
 
+def test_info_lists_false_leaves_the_fixed_shape_summaries_alone():
+    def ended_infos(info_lists):
+        envs = GymVectorGinEnv(16, "simple", info_lists=info_lists)
+        envs.reset(seed=3)
+        rng = np.random.default_rng(3)
+        while True:
+            *_, terminated, truncated, infos = envs.step(random_legal(rng, envs.action_masks()))
+            if (terminated | truncated).any():
+                return infos["final_info"]
+
+    assert {"hand_result", "hand_summary"} <= set(ended_infos(True))
+    final = ended_infos(False)
+    assert "hand_summary" in final and not {"hand_result", "game_result"} & set(final)
+
+
 @settings(max_examples=5, deadline=None)
 @given(seed=st.integers(0, 2**32), seat=st.sampled_from(["player_0", "player_1", "random"]),
        opponent=st.sampled_from(["random", "simple", "greedy"]))
@@ -185,6 +200,9 @@ def test_terminate_mode_ends_only_the_offending_episode_with_the_illegal_reward(
     ({"seat": "north"}, ValueError, "seat must be one of"),
     ({"illegal_action": "ignore"}, ValueError, "illegal_action must be one of"),
     ({"render_mode": "ansi"}, ValueError, "render_mode must be None"),
+    ({"render_mode": "rgb_array"}, TypeError, "render_mode must be None"),
+    ({"observation": "rllib"}, ValueError, "observation must be 'vector'"),
+    ({"info_lists": "no"}, ValueError, "info_lists must be True or False"),
     ({"opponent": 3}, TypeError, "opponent must be an agent spec"),
     ({"opponent": "nobody"}, ValueError, "unknown agent 'nobody'"),
     ({"num_envs": 0}, ValueError, "num_envs must be an int 1..100000"),

@@ -19,7 +19,7 @@ def test_each_id_makes_the_single_agent_env_against_its_opponent(env_id):
     env = gym.make(env_id)
     assert isinstance(env, SingleAgentGinEnv) and env.spec.id == env_id
     assert env.opponent.name == OPPONENTS[env_id]
-    assert env.illegal_action == "terminate"
+    assert (env.illegal_action, env.info_lists) == ("terminate", False)
 
 
 def test_the_opponent_and_other_settings_are_keyword_arguments():
@@ -49,18 +49,24 @@ def test_make_vec_gives_the_batched_vector_env(mode):
     assert obs.shape == (5, 2150) and infos["action_mask"].shape == (5, 108)
 
 
-def test_make_vec_sync_runs_many_envs_with_fixed_shape_infos():
-    """Gymnasium's SyncVectorEnv stacks infos key by key: with ``info_lists=False`` every
-    value has one type and shape, so many envs ending hands in the same step stack."""
-    envs = gym.make_vec("GinRummy-v1", num_envs=32, vectorization_mode="sync", info_lists=False)
-    _, infos = envs.reset(seed=0)
-    rng = np.random.default_rng(0)
-    summaries = 0
-    for _ in range(300):
-        masks = infos["action_mask"]
-        _, _, _, _, infos = envs.step(np.argmax(rng.random(masks.shape) * masks, axis=1))
-        summaries += int(infos.get("_hand_summary", np.zeros(1, bool)).sum())
-    assert summaries > 10
+def test_the_ids_default_to_fixed_shape_infos_and_info_lists_brings_the_contracts_hand_result_back():
+    """Where a hand ends, the ids' infos hold ``hand_summary`` alone (Gymnasium's vectors stack
+    it); ``info_lists=True`` and the constructors' own default add ``hand_result``."""
+    def hand_infos(env):
+        env.reset(seed=0)
+        rng = np.random.default_rng(0)
+        while True:
+            _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            if terminated or truncated:
+                return info
+
+    assert "hand_summary" in hand_infos(gym.make("GinRummy-v1"))
+    assert "hand_result" not in hand_infos(gym.make("GinRummy-v1"))
+    kept = hand_infos(gym.make("GinRummy-v1", info_lists=True))
+    assert kept["hand_results"] == [kept["hand_result"]] and "hand_summary" in kept
+    assert "hand_result" in hand_infos(SingleAgentGinEnv())
+    envs = gym.make_vec("GinRummy-v1", num_envs=4)
+    assert envs.info_lists is False and GymVectorGinEnv(4).info_lists is True
 
 
 def test_the_registered_vector_env_samples_legal_actions_from_its_masks():

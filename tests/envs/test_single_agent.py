@@ -118,6 +118,10 @@ def test_constructor_validates_arguments():
         SingleAgentGinEnv(ruleset="no-such-ruleset")
     with pytest.raises(TypeError):
         SingleAgentGinEnv(opponent=42)
+    with pytest.raises(ValueError, match="observation must be one of"):
+        SingleAgentGinEnv(observation="dict")
+    with pytest.raises(TypeError, match="render_mode must be None, 'ansi' or 'human'"):
+        SingleAgentGinEnv(render_mode="rgb_array")
     with pytest.raises(ValueError):
         SingleAgentGinEnv().reset(seed=0, options={"seat": "south"})
 
