@@ -220,6 +220,11 @@ def _deadwood(cards):
     return deadwood(cards)
 
 
+def _decode(observation):
+    from ginenv import decode
+    return decode(observation)
+
+
 def _tournament(**kwargs):
     from train.evaluation.tournament import tournament
     return tournament(["random", "random"], **{"games": 2, "episode": "hand", "workers": 1, **kwargs})
@@ -256,6 +261,9 @@ REFUSED = [
     (_card_value, (-1,), ValueError, "card"),
     (_deadwood, ([1.0, 2.0],), ValueError, "card"),
     (_deadwood, ([True],), ValueError, "card"),
+    (_deadwood, (None,), TypeError, "cards must be an iterable"),
+    (_deadwood, (5,), TypeError, "cards must be an iterable"),
+    (_decode, ({"obs": []},), ValueError, "'observation'"),
 ]
 
 

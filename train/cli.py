@@ -221,7 +221,10 @@ def _build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("replay", help="tell recorded games step by step",
                         description="Replay the games of a JSON-lines file written by `ginrummy play --log`: "
                                     "every hand from the deal, both hands open, move by move, with the result "
-                                    "and the score recomputed from the moves.")
+                                    "and the score recomputed from the moves. The whole file is checked against "
+                                    "the engine first (moves, players, drawn cards, results, the target; at most "
+                                    "64 MiB): a file that does not fit is refused, naming the line, with exit "
+                                    "code 2.")
     rp.add_argument("file", metavar="FILE", help="a JSON-lines file of game records")
     rp.add_argument("--game", type=_positive_int, default=None, metavar="N",
                     help="only the N-th game of the file (default: all)")

@@ -173,10 +173,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     # ----- PettingZoo API ------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[AGENTS[self._seat_of(agent)]]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        return self.action_spaces[AGENTS[self._seat_of(agent)]]
+
+    def _seat_of(self, agent: Any) -> int:
+        """The seat of ``agent``; anything but ``"player_0"`` or ``"player_1"`` is a ``ValueError`` naming it."""
+        seat = self._seat.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise ValueError(f"agent must be one of {list(AGENTS)}, got {agent!r}")
+        return seat
 
     @property
     def hand(self) -> HandState:
@@ -209,8 +216,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat_of(agent)
         observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-        write_observation(self.hand.row, self._seat[agent], self._episode.match_view, self._rules_view,  # type: ignore[union-attr]
+        write_observation(self.hand.row, seat, self._episode.match_view, self._rules_view,  # type: ignore[union-attr]
                           observation)
         return {"observation": observation, "action_mask": self._mask(agent)}
 
@@ -235,8 +243,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         return infos
 
     def step(self, action: Any) -> None:
+        """Play ``action`` for :attr:`agent_selection` (``None`` for a done agent, which leaves);
+        once both agents have left, stepping is a ``RuntimeError``: call ``reset``."""
         if self._episode is None:
             raise RuntimeError("call reset() first")
+        if not self.agents:
+            raise RuntimeError("the episode is over and both agents have left: call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -29,7 +29,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from ginenv.game.cards import NUM_CARDS, cards_to_mask
+from ginenv.game.cards import NUM_CARDS, cards_to_mask, plain_int
 from ginenv.game.checks import checked_float
 from ginenv.game.deal import Deal
 from ginenv.game.encoding import NO_MATCH, MatchInfo
@@ -45,6 +45,8 @@ EPISODES = ("hand", "game")
 REWARD_MODES = ("points", "win_loss")
 MAX_REWARD_SCALE = 1e6
 """Largest ``reward_scale`` (rewards stay finite floats)."""
+MAX_START_HANDS_WON = 1_000_000
+"""Largest ``hands_won`` count a game may start with (box bonuses and final scores stay far inside int64)."""
 SUMMARY_OUTCOMES = (*OUTCOMES, "dead")
 """``hand_summary["outcome"]`` is an index into this tuple."""
 NONE = -1
@@ -247,11 +249,15 @@ class EpisodeSpec:
         Traceback (most recent call last):
         ...
         ValueError: scores is only valid with episode='game'
+        >>> EpisodeSpec(Ruleset(), "game").start(np.random.default_rng(0), hands_won=[10**30, 0])
+        Traceback (most recent call last):
+        ...
+        ValueError: hands_won must be two ints 0..1000000, got [1000000000000000000000000000000, 0]
         """
         game: Game
         if self.episode == "game":
             game = MatchState(rng, self.ruleset, scores=(0, 0) if scores is None else scores,
-                              hands_won=(0, 0) if hands_won is None else hands_won, first_deal=deal)
+                              hands_won=(0, 0) if hands_won is None else _start_hands_won(hands_won), first_deal=deal)
         else:
             for name, value in (("scores", scores), ("hands_won", hands_won)):
                 if value is not None:
@@ -332,6 +338,17 @@ def _match_view(game: Game) -> np.ndarray:
         info = MatchInfo((game.scores[0], game.scores[1]), (game.hands_won[0], game.hands_won[1]), game.ruleset.target)
         return info.as_array()
     return NO_MATCH.as_array()
+
+
+def _start_hands_won(hands_won: Any) -> tuple[int, int]:
+    """The ``hands_won`` a game starts with: two ints ``0..MAX_START_HANDS_WON``, else a ``ValueError`` naming it."""
+    try:
+        counts = [plain_int(value) for value in hands_won]
+    except TypeError:  # not iterable
+        counts = []
+    if len(counts) != 2 or any(count is None or not 0 <= count <= MAX_START_HANDS_WON for count in counts):
+        raise ValueError(f"hands_won must be two ints 0..{MAX_START_HANDS_WON}, got {hands_won!r}")
+    return counts[0], counts[1]  # type: ignore[return-value]
 
 
 def _signed(seat: int, value: float) -> float:

@@ -13,6 +13,7 @@ only ``"random"`` (:class:`RandomAgent`, uniform over the legal actions).
 """
 from __future__ import annotations
 
+import inspect
 from importlib.metadata import entry_points
 from typing import Any, Callable, Mapping, Optional, Union
 
@@ -117,13 +118,27 @@ def agent_from_spec(spec: OpponentSpec, seed: Optional[int]) -> Any:
 
 
 def policy_of(opponent: Any) -> Callable[[Observation], int]:
-    """``opponent.act`` when it has one, else ``opponent`` itself when callable; else ``TypeError``."""
+    """``opponent.act`` when it has one, else ``opponent`` itself when callable; else, or when it
+    cannot be called with one argument (the observation), a ``TypeError`` naming ``opponent``.
+
+    >>> policy_of(lambda: 1)
+    Traceback (most recent call last):
+    ...
+    TypeError: opponent <lambda> must take one argument, the observation dict (too many positional arguments)
+    """
     act = getattr(opponent, "act", None)
-    if callable(act):
-        return act
-    if callable(opponent):
-        return opponent
-    raise TypeError(f"opponent must be a callable or have an act(observation) method, got {type(opponent).__name__}")
+    policy = act if callable(act) else opponent
+    if not callable(policy):
+        raise TypeError("opponent must be a callable or have an act(observation) method, "
+                        f"got {type(opponent).__name__}")
+    try:
+        inspect.signature(policy).bind(None)
+    except TypeError as err:
+        name = getattr(policy, "__qualname__", type(policy).__name__)
+        raise TypeError(f"opponent {name} must take one argument, the observation dict ({err})") from None
+    except ValueError:  # no signature to read (some builtins): it is called as it is
+        pass
+    return policy
 
 
 def act_batch(agent: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -301,10 +301,26 @@ def _numbers(piece: Piece, values: np.ndarray) -> list[int]:
 
 
 def decode(observation: Any) -> ObservationView:
-    """Decode an observation vector (or the env's observation dict) into a typed view."""
-    obs = np.asarray(observation["observation"] if isinstance(observation, dict) else observation)
-    if obs.shape != (OBSERVATION_SIZE,):
-        raise ValueError(f"observation must have shape ({OBSERVATION_SIZE},), got {obs.shape}")
+    """Decode an observation vector (or the env's observation dict) into a typed view; anything
+    else is a ``ValueError`` naming ``observation``.
+
+    >>> decode({"obs": np.zeros(OBSERVATION_SIZE)})
+    Traceback (most recent call last):
+    ...
+    ValueError: observation: a dict must be the env's observation dict, with the key 'observation'; got keys ['obs']
+    """
+    if isinstance(observation, dict):
+        if "observation" not in observation:
+            raise ValueError("observation: a dict must be the env's observation dict, with the key 'observation'; "
+                             f"got keys {list(observation)[:8]}")
+        observation = observation["observation"]
+    wanted = f"observation must have shape ({OBSERVATION_SIZE},) and hold numbers"
+    try:
+        obs = np.asarray(observation)
+    except ValueError:  # ragged nested sequences
+        raise ValueError(f"{wanted}, got a ragged sequence") from None
+    if obs.shape != (OBSERVATION_SIZE,) or obs.dtype.kind not in "biuf":
+        raise ValueError(f"{wanted}, got shape {obs.shape}, dtype {obs.dtype}")
     piece = {name: obs[s] for name, s in SLICES.items()}
     number = {p.name: _numbers(p, piece[p.name]) for p in LAYOUT if p.kind == "scaled"}
     flag = {name: bool(bit > 0.5) for name, bit in zip(RULE_FLAGS, piece["rule_flags"])}

@@ -16,7 +16,7 @@ table look-ups.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
 from numba import njit
@@ -201,13 +201,31 @@ def mask_deadwood(mask: int) -> int:
     return best
 
 
+def _card_list(cards: Any) -> list[Any]:
+    """``cards`` (any iterable of cards) as a list; one string or anything not iterable is a
+    ``TypeError`` naming ``cards``.
+
+    >>> _card_list(None)
+    Traceback (most recent call last):
+    ...
+    TypeError: cards must be an iterable of cards (text or ints 0..51), got None
+    """
+    try:
+        iterator = None if isinstance(cards, (str, bytes)) else iter(cards)
+    except TypeError:
+        iterator = None
+    if iterator is None:
+        raise TypeError(f"cards must be an iterable of cards (text or ints 0..51), got {cards!r:.80}")
+    return list(iterator)
+
+
 def mask_of(cards: Iterable[CardLike]) -> int:
     """52-bit mask of cards given as text or ints; rejects duplicates and bad cards.
 
     >>> mask_of(["AC", 1])
     3
     """
-    cards = list(cards)
+    cards = _card_list(cards)
     mask = 0
     for card in cards:
         mask |= 1 << parse_card(card)
@@ -231,7 +249,7 @@ def deadwood(cards: Iterable[CardLike]) -> int:
     10
     """
     if not isinstance(cards, (list, tuple)):
-        cards = list(cards)  # a one-shot iterator must not be consumed twice
+        cards = _card_list(cards)  # a one-shot iterator must not be consumed twice
     mask = 0
     try:
         for card in cards:
@@ -316,7 +334,7 @@ def best_melds(cards: Iterable[CardLike]) -> tuple[list[list[CardLike]], list[Ca
     >>> best_melds([0, 1, 2, 25])
     ([[0, 1, 2]], [25])
     """
-    cards = list(cards)
+    cards = _card_list(cards)
     mask = mask_of(cards)
     if len(cards) > MAX_CARDS:
         raise ValueError(f"best_melds() takes at most {MAX_CARDS} cards, got {len(cards)}")

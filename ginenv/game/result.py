@@ -3,7 +3,7 @@
 :func:`hand_result` turns the end of a hand into its result: a dead hand (R25), one cut off
 by the ``max_turns_per_hand`` safeguard, or the showdown of a knock, gin or big gin
 (R17-R24, scored by the compiled :func:`ginenv.game.scoring.showdown`) with the arrangements
-shown at the table.
+shown at the table, and which of the knocker's melds each laid-off card went onto.
 
 >>> result = HandResult("gin", knocker=0, winner=0, points=45, knocker_melds=((0, 1, 2),))
 >>> result.to_dict()["knocker_melds"], result.to_dict()["winner"]
@@ -11,16 +11,19 @@ shown at the table.
 """
 from __future__ import annotations
 
+import itertools
+import operator
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ginenv.game import core
-from ginenv.game.cards import CARD_TEXTS
+from ginenv.game.cards import CARD_TEXTS, cards_to_mask, mask_to_cards
 from ginenv.game.melds import mask_best_melds, meld_sort_key, ordered_cards
 from ginenv.game.rules import Ruleset
-from ginenv.game.scoring import OUTCOMES, showdown
+from ginenv.game.scoring import OUTCOMES, layoff_options, showdown
 
 MAX_MELDS_SHOWN = 17
 """Room for the knocker's melds that :func:`ginenv.game.scoring.showdown` writes out."""
@@ -50,6 +53,16 @@ class HandResult:
     truncated: bool = False
     """The ``max_turns_per_hand`` safeguard ended the hand."""
 
+    @property
+    def layoff_targets(self) -> tuple[tuple[int, Optional[int]], ...]:
+        """Onto which of the knocker's melds each laid-off card went: ``(card, k)`` in the order of
+        :attr:`layoffs`, ``k`` indexing :attr:`knocker_melds` (see :func:`layoff_targets`).
+
+        >>> HandResult("knock", layoffs=(4, 38), knocker_melds=((1, 2, 3), (12, 25, 51))).layoff_targets  # 5C, KH
+        ((4, 0), (38, 1))
+        """
+        return layoff_targets(self.knocker_melds, self.layoffs)
+
     def to_dict(self, names: Sequence[str] = ("player_0", "player_1")) -> dict[str, Any]:
         """The public-contract ``hand_result`` dict (agent names, card strings)."""
         def cards(cs: Sequence[int]) -> list[str]:
@@ -62,6 +75,7 @@ class HandResult:
             "knocker_deadwood": self.knocker_deadwood,
             "defender_deadwood": self.defender_deadwood,
             "layoffs": cards(self.layoffs),
+            "layoff_targets": [[CARD_TEXTS[card], k] for card, k in self.layoff_targets],
             "knocker_melds": [cards(m) for m in self.knocker_melds],
             "defender_melds": [cards(m) for m in self.defender_melds],
             "knocker_deadwood_cards": cards(self.knocker_deadwood_cards),
@@ -84,6 +98,31 @@ class HandResult:
     def from_state(cls, state: dict[str, Any]) -> "HandResult":
         """Inverse of :meth:`to_state`."""
         return cls(**{name: _tuples(value) for name, value in state.items()})
+
+
+def layoff_targets(melds: Sequence[Sequence[int]], layoffs: Sequence[int]) -> tuple[tuple[int, Optional[int]], ...]:
+    """For each card of ``layoffs``, the index of the meld of ``melds`` it was laid off onto (R18):
+    the first split of the layoffs into one legal layoff per meld, trying each meld's options in
+    order with the last meld's varying fastest.  The showdown decides only which cards are laid
+    off; where a card fits two melds (7H onto 4H5H6H or onto 7C7D7S) either way scores the same,
+    and the first split found is given.  Layoffs that no split fits (a result built by hand) get
+    ``None``.
+
+    >>> run, sevens = (29, 30, 31), (6, 19, 45)            # 4H5H6H and 7C7D7S
+    >>> layoff_targets([run, sevens], [32]), layoff_targets([run, sevens], [32, 33])   # 7H; 7H and 8H
+    (((32, 1),), ((32, 0), (33, 0)))
+    >>> layoff_targets([sevens], [33])
+    ((33, None),)
+    """
+    laid = cards_to_mask(layoffs)
+    if not laid:
+        return ()
+    options = [layoff_options(cards_to_mask(meld), laid) for meld in melds]
+    for parts in itertools.product(*options):
+        if sum(part.bit_count() for part in parts) == laid.bit_count() and reduce(operator.or_, parts, 0) == laid:
+            owner = {card: k for k, part in enumerate(parts) for card in mask_to_cards(part)}
+            return tuple((card, owner[card]) for card in layoffs)
+    return tuple((card, None) for card in layoffs)
 
 
 def hand_result(row: np.ndarray, ruleset: Ruleset) -> HandResult:

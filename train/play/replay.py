@@ -2,10 +2,12 @@
 
 A *record* is one game as plain data: the players' agent specs by seat, the episode kind,
 the ruleset and, per hand, the engine's event log (:meth:`ginenv.HandState.log`) with the
-``hand_result`` the env reported.  :func:`replay_record` rebuilds every hand from its log
-(:meth:`ginenv.HandState.replay`) and rescores it; :func:`account` tells a record step by
+``hand_result`` the env reported.  :func:`replay_record` checks a record against the engine:
+it rebuilds every hand from its deal and actions, compares the logged players, drawn cards
+and results with the engine's, and rescores the game; :func:`account` tells a record step by
 step.  ``ginrummy play --log``, ``eval --replays`` and ``tournament --replays`` write records;
-``ginrummy replay`` reads them.
+``ginrummy replay`` and ``ginrummy serve --replay`` read them (:func:`read_records`), and refuse a
+file that does not fit with a :class:`ReplayError` ``FILE:LINE: …`` before showing any of it.
 
 >>> import numpy as np
 >>> from ginenv import HandState
@@ -16,19 +18,36 @@ step.  ``ginrummy play --log``, ``eval --replays`` and ``tournament --replays`` 
 ...                      [hand.result.to_dict()])
 >>> replay_record(json.loads(json.dumps(record))).scores == rescore([hand.result])
 True
+>>> record["hands"][0]["log"]["events"][0]["player"] = 1   # an edited file
+>>> replay_record(record, "games.jsonl:1")
+Traceback (most recent call last):
+...
+train.play.replay.ReplayError: games.jsonl:1: cannot be replayed: hand 1, event 1 (pass): logged player_1, the \
+engine has player_0
 """
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional, Sequence
 
-from ginenv.envs.episode import AGENTS
-from ginenv.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from ginenv.game.cards import CARD_TEXTS
+from ginenv.envs.episode import AGENTS, EPISODES
+from ginenv.game.actions import (
+    BIG_GIN,
+    DISCARD_BASE,
+    DRAW_STOCK,
+    KNOCK_BASE,
+    NUM_ACTIONS,
+    PASS,
+    TAKE_DISCARD,
+    IllegalActionError,
+    action_text,
+)
+from ginenv.game.cards import CARD_TEXTS, NUM_CARDS
 from ginenv.game.hand import HandState
-from ginenv.game.match import GameResult, game_result
+from ginenv.game.match import GameResult, game_result, next_dealer
 from ginenv.game.melds import mask_of
 from ginenv.game.render import arranged, render_hand
 from ginenv.game.result import HandResult
@@ -36,6 +55,24 @@ from ginenv.game.rules import Ruleset
 
 FORMAT = "ginrummy-game/1"
 """The ``format`` field of every record."""
+MAX_FILE_BYTES = 64 * 2**20
+"""Largest replay file read (64 MiB): a longer one is refused at the line that passes it."""
+MAX_LINE_BYTES = 16 * 2**20
+"""Largest line of a replay file (16 MiB, its newline included)."""
+MAX_DEPTH = 16
+"""Deepest nesting of JSON arrays and objects in a line (a record nests 7 deep)."""
+MAX_PLAYER_LENGTH = 1000
+"""Longest agent spec in a record's ``players``."""
+RECORD_KEYS = ("format", "players", "episode", "ruleset", "hands")
+"""The keys of a record, all required."""
+NEWER_RESULT_KEYS = ("layoff_targets",)
+"""``hand_result`` keys newer than the first records: a logged result may lack them (older
+files); every other key of the engine's ``hand_result`` it must hold, and all with the engine's values."""
+
+
+class ReplayError(ValueError):
+    """A replay file or game record that is refused, before anything of it is shown: the message
+    is ``FILE:LINE: what is wrong`` (``record: …`` for a record checked on its own)."""
 
 
 def game_record(players: Sequence[str], ruleset: Ruleset, episode: str, hand_logs: Sequence[dict[str, Any]],
@@ -54,21 +91,63 @@ def write_records(path: str | Path, records: Iterable[dict[str, Any]], append: b
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """The records of a JSON-lines file; a line that is not a record is a ``ValueError``
-    naming the line."""
+    """The game records of a JSON-lines file (blank lines skipped), each checked against the
+    engine (:func:`replay_record`).  Anything wrong is a :class:`ReplayError` ``FILE:LINE: …``:
+    a file over :data:`MAX_FILE_BYTES` or a line over :data:`MAX_LINE_BYTES` (refused as soon as
+    reading passes the limit, so an endless file costs 16 MiB), a line that is not UTF-8 JSON or
+    nests deeper than :data:`MAX_DEPTH`, and a record that does not replay (``…: game N: cannot
+    be replayed: …``).  A file that cannot be opened is an ``OSError``."""
     records = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}, line {number}: not JSON ({err})") from None
-            if not isinstance(record, dict) or record.get("format") != FORMAT:
-                raise ValueError(f"{path}, line {number}: not a game record (format {FORMAT!r})")
-            records.append(record)
+    for number, line in _lines(path):
+        where = f"{path}:{number}"
+        record = _parsed(line, where)
+        replay_record(record, f"{where}: game {len(records) + 1}")
+        records.append(record)
     return records
+
+
+def _lines(path: str | Path) -> list[tuple[int, bytes]]:
+    """The non-blank lines of ``path`` with their numbers (from 1), read within the size limits."""
+    lines, total = [], 0
+    with open(path, "rb") as handle:
+        for number, line in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), 1):
+            total += len(line)
+            if len(line) > MAX_LINE_BYTES:
+                raise ReplayError(f"{path}:{number}: the line is longer than {MAX_LINE_BYTES // 2**20} MiB, "
+                                  "the most a replay line may hold")
+            if total > MAX_FILE_BYTES:
+                raise ReplayError(f"{path}:{number}: the file is longer than {MAX_FILE_BYTES // 2**20} MiB, "
+                                  "the most a replay file may hold")
+            if line.strip():
+                lines.append((number, line))
+    return lines
+
+
+_ESCAPE = re.compile(rb"\\.", re.S)
+_STRING = re.compile(rb'"[^"]*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_PAIR = re.compile(rb"\[\]|\{\}")
+
+
+def _parsed(line: bytes, where: str) -> Any:
+    """The JSON value of one line; text that is not UTF-8, nests deeper than :data:`MAX_DEPTH`
+    (checked before the parser recurses into it) or is not JSON is a :class:`ReplayError`."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ReplayError(f"{where}: not UTF-8 text (byte {err.start + 1})") from None
+    brackets = _STRING.sub(b"", _ESCAPE.sub(b"", line)).translate(None, _NOT_BRACKETS)
+    for _ in range(MAX_DEPTH):  # each pass removes the innermost level of arrays and objects
+        brackets, peeled = _PAIR.subn(b"", brackets)
+        if not peeled:
+            break
+    if brackets:
+        problem = f"nested deeper than {MAX_DEPTH} levels" if peeled else "not JSON (its brackets do not pair up)"
+        raise ReplayError(f"{where}: {problem}")
+    try:
+        return json.loads(text)
+    except ValueError as err:  # not JSON, or an int of more digits than Python converts
+        raise ReplayError(f"{where}: not JSON ({err})") from None
 
 
 def rescore(results: Sequence[HandResult]) -> list[int]:
@@ -94,17 +173,166 @@ class Replayed:
     """The game's result when the record reaches the target (game mode), else None."""
 
 
-def replay_record(record: dict[str, Any]) -> Replayed:
-    """Rebuild every hand of ``record`` from its event log and score the game again."""
-    hands = tuple(HandState.replay(hand["log"]) for hand in record["hands"])
-    results = [hand.result for hand in hands]
-    scores = rescore(results)  # type: ignore[arg-type]
-    rules = Ruleset.from_dict(record["ruleset"])
+def replay_record(record: Any, where: str = "record") -> Replayed:
+    """Check ``record`` against the engine and play it again.  Its format, players (two agent
+    specs), episode kind and ruleset (every rule) are checked; every hand is rebuilt from its
+    deal and actions, each logged move must be legal with the logged ``player`` and drawn
+    ``card`` the engine's, the hand must be over with the logged ``hand_result`` the engine's;
+    a game's hands must follow the dealer rule (R28) and stop at the target; a hand record holds
+    one hand.  What does not fit is a :class:`ReplayError` ``WHERE: cannot be replayed: …``."""
+    try:
+        return _replayed(record)
+    except ReplayError as err:
+        raise ReplayError(f"{where}: cannot be replayed: {err}") from None
+
+
+def _replayed(record: Any) -> Replayed:
+    """:func:`replay_record` without the location in its errors."""
+    if not isinstance(record, dict):
+        raise ReplayError(f"not a game record: a JSON object with format {FORMAT!r} was expected, got {_kind(record)}")
+    if record.get("format") != FORMAT:
+        raise ReplayError(f"format must be {FORMAT!r}, got {_shown(record.get('format'))}")
+    _check_keys(record, "", RECORD_KEYS)
+    players, episode, hands = record["players"], record["episode"], record["hands"]
+    if not (isinstance(players, list) and len(players) == 2 and all(map(_is_spec, players))):
+        raise ReplayError(f"players must be two agent specs (printable text of 1..{MAX_PLAYER_LENGTH} characters), "
+                          f"got {_shown(players)}")
+    if not isinstance(episode, str) or episode not in EPISODES:
+        raise ReplayError(f"episode must be one of {EPISODES}, got {_shown(episode)}")
+    rules = _ruleset(record["ruleset"])
+    if not isinstance(hands, list) or not hands:
+        raise ReplayError(f"hands must be a non-empty list of hands, got {_shown(hands)}")
+    if episode == "hand" and len(hands) != 1:
+        raise ReplayError(f"a record of episode 'hand' holds one hand, this one {len(hands)}")
+    states: list[HandState] = []
+    scores = [0, 0]
+    for number, hand in enumerate(hands, 1):
+        label = f"hand {number}"
+        if episode == "game" and max(scores) >= rules.target:
+            raise ReplayError(f"{label}: the game was over after hand {number - 1} at {scores[0]} - {scores[1]} "
+                              f"(target {rules.target})")
+        _check_keys(hand, label, ("log", "result"))
+        dealer = next_dealer(rules, states[-1].dealer, states[-1].result) if states else None  # type: ignore[arg-type]
+        state = _replayed_hand(hand["log"], rules, label, dealer)
+        result: HandResult = state.result  # type: ignore[assignment]
+        _check_result(hand["result"], result, label)
+        states.append(state)
+        if result.winner is not None:
+            scores[result.winner] += result.points
     game = None
-    if record["episode"] == "game" and max(scores) >= rules.target:
-        won = [sum(r.winner == seat for r in results) for seat in (0, 1)]  # type: ignore[union-attr]
+    if episode == "game" and max(scores) >= rules.target:
+        won = [sum(s.result.winner == seat for s in states) for seat in (0, 1)]  # type: ignore[union-attr]
         game = game_result(rules, scores, won)
-    return Replayed(hands, scores, game)
+    return Replayed(tuple(states), scores, game)
+
+
+def _ruleset(data: Any) -> Ruleset:
+    """A record's ruleset: every rule, as :meth:`Ruleset.to_dict` writes it."""
+    if not isinstance(data, dict):
+        raise ReplayError(f"ruleset must be an object (from Ruleset.to_dict()), got {_kind(data)}")
+    try:
+        rules = Ruleset.from_dict(data)
+    except (TypeError, ValueError) as err:
+        raise ReplayError(f"ruleset: {err}") from None
+    missing = [key for key in rules.to_dict() if key not in data]
+    if missing:
+        raise ReplayError(f"ruleset: missing key {missing[0]!r} (a record lists every rule)")
+    return rules
+
+
+def _replayed_hand(log: Any, rules: Ruleset, label: str, dealer: Optional[int]) -> HandState:
+    """One hand of a record rebuilt from its deal (by ``dealer`` unless None), move by move, each
+    logged event checked against the engine's; the hand must be over."""
+    _check_keys(log, f"{label}: log", ("ruleset", "deal", "events"))
+    if not _same(log["ruleset"], rules.to_dict()):
+        raise ReplayError(f"{label}: log: the ruleset is not the record's")
+    events = log["events"]
+    if not isinstance(events, list):
+        raise ReplayError(f"{label}: log: events must be a list, got {_kind(events)}")
+    try:
+        state = HandState.replay({**log, "events": []})
+    except ValueError as err:  # a deal that breaks the rules (PositionError)
+        raise ReplayError(f"{label}: {err}") from None
+    if dealer is not None and state.dealer != dealer:
+        raise ReplayError(f"{label}: dealt by {AGENTS[state.dealer]}, but the dealer rule (R28, next_dealer "
+                          f"{rules.next_dealer!r}) has {AGENTS[dealer]} deal it")
+    for index, event in enumerate(events, 1):
+        where = f"{label}, event {index}"
+        _check_keys(event, where, ("player", "action"), ("card",))
+        for key, high in (("player", 1), ("action", NUM_ACTIONS - 1), ("card", NUM_CARDS - 1)):
+            if key in event and not _is_int(event[key], high):
+                raise ReplayError(f"{where}: {key} must be an int 0..{high}, got {_shown(event[key])}")
+        try:
+            state.apply_action(event["action"])
+        except IllegalActionError as err:
+            raise ReplayError(f"{where}: {err}") from None
+        played = state.events[-1]
+        wrong = [key for key in ("player", "card") if event.get(key) != played.get(key)]
+        if wrong:
+            told = [f"logged {_event_field(key, event.get(key))}, the engine has {_event_field(key, played.get(key))}"
+                    for key in wrong]
+            raise ReplayError(f"{where} ({action_text(played['action'])}): {'; '.join(told)}")
+    if not state.is_over:
+        raise ReplayError(f"{label}: the log ends before the hand is over ({AGENTS[state.current_player]} "  # type: ignore[index]
+                          f"to act in phase {state.phase!r})")
+    return state
+
+
+def _check_result(logged: Any, result: HandResult, label: str) -> None:
+    """A logged ``hand_result`` must be the engine's (keys of :data:`NEWER_RESULT_KEYS` may be missing)."""
+    expected = result.to_dict()
+    _check_keys(logged, f"{label}: result", [key for key in expected if key not in NEWER_RESULT_KEYS],
+                NEWER_RESULT_KEYS)
+    for key, value in logged.items():
+        if not _same(value, expected[key]):
+            raise ReplayError(f"{label}: the logged result has {key} {_shown(value)}, the engine gives "
+                              f"{_shown(expected[key])}")
+
+
+def _check_keys(value: Any, name: str, required: Sequence[str], optional: Sequence[str] = ()) -> None:
+    """``value`` must be a dict holding every key of ``required`` and no key outside ``optional``."""
+    prefix = f"{name}: " if name else ""
+    if not isinstance(value, dict):
+        raise ReplayError(f"{prefix}must be an object, got {_kind(value)}")
+    missing = [key for key in required if key not in value]
+    if missing:
+        raise ReplayError(f"{prefix}missing key {missing[0]!r}")
+    unknown = [key for key in value if key not in required and key not in optional]
+    if unknown:
+        raise ReplayError(f"{prefix}unknown key {unknown[0]!r}")
+
+
+def _is_int(value: Any, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= high
+
+
+def _is_spec(player: Any) -> bool:
+    return isinstance(player, str) and 0 < len(player) <= MAX_PLAYER_LENGTH and player.isprintable()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON (``true`` is not ``1``, ``1.0`` is not ``1``)."""
+    return json.dumps(a, sort_keys=True, default=repr) == json.dumps(b, sort_keys=True, default=repr)
+
+
+def _kind(value: Any) -> str:
+    """The JSON kind of a value, in words."""
+    kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return kinds.get(type(value), type(value).__name__)
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON, cut to 60 characters."""
+    text = json.dumps(value, default=repr)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _event_field(key: str, value: Optional[int]) -> str:
+    """A logged event's ``player`` or ``card``, in words."""
+    if value is None:
+        return f"no {key}"
+    return AGENTS[value] if key == "player" else f"card {value} ({CARD_TEXTS[value]})"
 
 
 def player_names(players: Sequence[str]) -> tuple[str, str]:
@@ -202,11 +430,12 @@ def hand_account(log: dict[str, Any], names: Sequence[str]) -> Iterator[str]:
       B: [QC QD QS] | deadwood 2H 3C 3H 4C 7C JC JH = 39
       A passes on the upcard TD
     """
+    events = HandState.replay(log).events  # the engine's players and drawn cards, not the log's
     state = HandState.replay({**log, "events": []})
     yield f"{names[state.dealer]} deals; the upcard is {CARD_TEXTS[state.top_discard]}"  # type: ignore[index]
     for seat in (0, 1):
         yield f"  {names[seat]}: {arranged(mask_of(state.hand_cards(seat)))}"
-    for event in log["events"]:
+    for event in events:
         top = state.top_discard
         state.apply_action(event["action"])
         yield f"  {names[event['player']]} {move_text(event['action'], top, event.get('card'))}"
@@ -216,7 +445,8 @@ def hand_account(log: dict[str, Any], names: Sequence[str]) -> Iterator[str]:
 
 def account(record: dict[str, Any]) -> Iterator[str]:
     """A whole record step by step: every hand (:func:`hand_account`), the running scores
-    and, when the game reached the target, the bonuses."""
+    and, when the game reached the target, the bonuses; a record that does not replay is a
+    :class:`ReplayError` before anything is told."""
     names = player_names(record["players"])
     replayed = replay_record(record)
     yield f"{record['episode']} of {names[0]} vs {names[1]}, ruleset {record['ruleset']['name']}"

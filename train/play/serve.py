@@ -217,18 +217,6 @@ def replay_hand(record: dict[str, Any], number: int) -> dict[str, Any]:
             "game_end": game_text(replayed.game, names) if last and replayed.game is not None else None}
 
 
-def load_replays(path: str) -> list[dict[str, Any]]:
-    """The game records of ``path``, each checked to replay (a ``ValueError`` names the game
-    that does not)."""
-    records = read_records(path)
-    for number, record in enumerate(records, 1):
-        try:
-            replay_record(record)
-        except (KeyError, TypeError, ValueError, IndexError) as err:
-            raise ValueError(f"{path}, game {number}: cannot be replayed ({type(err).__name__}: {err})") from None
-    return records
-
-
 def shipped_opponents() -> list[str]:
     """The shipped agents of :data:`SHIPPED`, a neural one only where its :data:`WEIGHTS` file is there."""
     return [name for name in SHIPPED if name not in WEIGHTS or WEIGHTS[name].is_file()]
@@ -257,7 +245,9 @@ class Site:
         self.seed = seed
         self.decision_timeout = decision_timeout
         self.replay_file = replay
-        self.replays = load_replays(replay) if replay is not None else []
+        self.replays = read_records(replay) if replay is not None else []
+        """The replay file's records, each checked against the engine now (a bad file is a
+        :class:`~train.play.replay.ReplayError` ``FILE:LINE: …`` before anything is served)."""
         self.games: OrderedDict[str, Game] = OrderedDict()
         self.started = 0
         self.lock = threading.Lock()
