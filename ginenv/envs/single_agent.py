@@ -182,7 +182,7 @@ class SingleAgentGinEnv(gym.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.agent: str = AGENTS[0] if seat == "random" else seat
         self._last: Optional[Observation] = None
-        self._done = True
+        self._done, self._reset_done = True, False
         self._pending_reward = 0.0
 
     # ----- Gymnasium API ----------------------------------------------------
@@ -196,7 +196,7 @@ class SingleAgentGinEnv(gym.Env):
         seat = options.pop("seat", self.seat)
         if seat not in SEATS:
             raise ValueError(f"options['seat'] must be one of {SEATS}, got {seat!r}")
-        self._done = True
+        self._done, self._reset_done = True, False
         super().reset(seed=seed)
         if seed is not None:  # an independent stream, so the seat draw is not correlated with the deal
             self._np_random = np.random.default_rng(derive_seed(seed, 1))
@@ -216,7 +216,7 @@ class SingleAgentGinEnv(gym.Env):
                 raise ValueError(f"with this deal the episode ends before {self.agent} has a turn")
         else:
             raise RuntimeError(f"{MAX_REDEALS + 1} episodes in a row ended before the learner's first turn")
-        self._pending_reward, self._done = reward, False
+        self._pending_reward, self._done, self._reset_done = reward, False, True
         info["skipped_episodes"] = skipped
         return self._observed(info)
 
@@ -245,12 +245,13 @@ class SingleAgentGinEnv(gym.Env):
         return obs, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now: bool[108] (all False once the episode is over).
+        """The learner's legal actions now: bool[108] (all False once the episode is over); a
+        ``RuntimeError``, as from :meth:`step`, before a reset has succeeded.
 
         For a random legal action: ``env.action_space.sample(mask=env.action_masks().astype(np.int8))``.
         """
-        if self._last is None:
-            raise RuntimeError("call reset() first")
+        if not self._reset_done:  # never reset, or the last reset failed: no mask is current
+            raise RuntimeError("the episode is over (or was never started): call reset()")
         return self._last["action_mask"].astype(bool)
 
     def render(self) -> Optional[str]:

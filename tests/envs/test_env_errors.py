@@ -150,3 +150,31 @@ def test_hand_results_name_the_knocker_meld_of_every_layoff():
 def test_a_card_that_fits_no_meld_has_no_target():
     assert layoff_targets([(6, 19, 45)], [33]) == ((33, None),)   # 8H onto 7C7D7S
     assert layoff_targets([], []) == ()
+
+
+def test_action_masks_after_a_failed_reset_raises_like_step():
+    """A reset that fails past its argument checks leaves no current mask: ``action_masks()``
+    refuses as ``step`` does instead of returning the previous episode's stale mask."""
+    import numpy as np
+
+    from ginenv.envs.single_agent import SingleAgentGinEnv
+
+    broken = {"now": False}
+
+    def opponent(observation):
+        if broken["now"]:
+            raise ValueError("the opponent crashed")
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    env = SingleAgentGinEnv(opponent=opponent)
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.action_masks()
+    env.reset(seed=1)
+    assert env.action_masks().any()
+    broken["now"] = True
+    with pytest.raises(ValueError, match="crashed"):
+        for seed in range(40):  # some deal gives the opponent the first move
+            env.reset(seed=seed)
+    for call in (env.action_masks, lambda: env.step(0)):
+        with pytest.raises(RuntimeError, match="call reset"):
+            call()
