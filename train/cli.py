@@ -212,11 +212,15 @@ def _build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("play", help="play against an agent in the terminal",
                         description="Play Gin Rummy in the terminal against an agent. The screen shows your hand "
                                     "in its best melds with the deadwood count, the pile, the stock and what the "
-                                    "opponent took or passed over; type help at the prompt for the commands.")
-    _add_game_options(pl, "", "seed of the deals, the seat draw and the agent (default: fresh each time)")
+                                    "opponent took or passed over; type help at the prompt for the commands. "
+                                    "When the game (or with --episode hand the hand) is over, it asks whether "
+                                    "to play another.")
+    _add_game_options(pl, "", "seed of the first game: deals, seat draw and agent (the k-th game gets S + k; "
+                              "default: fresh each time)")
     pl.add_argument("--seat", choices=("0", "1", "random"), default="random", help="your seat (default random)")
     pl.add_argument("--log", metavar="FILE", default=None,
-                    help="append the game to this JSON-lines file (replay it with `ginrummy replay FILE`)")
+                    help="append each game (or hand) to this JSON-lines file as its own record (replay them "
+                         "with `ginrummy replay FILE`)")
 
     rp = sub.add_parser("replay", help="tell recorded games step by step",
                         description="Replay the games of a JSON-lines file written by `ginrummy play --log`: "

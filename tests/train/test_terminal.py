@@ -25,10 +25,12 @@ from ginenv.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, P
 from ginenv.game.cards import CARD_TEXTS
 from train.cli import _build_parser, main
 from train.play.replay import read_records, replay_record, score_terms
-from train.play.terminal import NEXT_HAND, Command, CommandError, parse_command, play, resolve, screen
+from train.play.terminal import ANOTHER, NEXT_HAND, Command, CommandError, parse_command, play, resolve, screen
 
 ROOT = Path(__file__).resolve().parents[2]
 CARD_TOKEN = re.compile(r"\b[A2-9TJQK][CDHS]\b")
+YES_NO = "? [y/N] "
+"""How :data:`ANOTHER` ends, whatever the episode."""
 
 
 @pytest.mark.parametrize("text, verb, card", [
@@ -155,22 +157,27 @@ def test_the_score_explanation_adds_up_to_the_points():
 
 class Scripted(io.StringIO):
     """A person who passes, draws, knocks when possible and else discards the highest
-    deadwood card, reading the screen written to ``out``; ``extra`` lines go first."""
+    deadwood card, reading the screen written to ``out``; ``extra`` lines go first.  Asked
+    to play another, they give the next of ``again``, then end the input."""
 
-    def __init__(self, out: io.StringIO, extra=()):
+    def __init__(self, out: io.StringIO, extra=(), again=()):
         super().__init__()
-        self.out, self.extra = out, list(extra)
+        self.out, self.extra, self.again = out, list(extra), list(again)
 
     def readline(self, *args):
         if self.extra:
             return self.extra.pop(0) + "\n"
+        if self.out.getvalue().endswith(YES_NO):
+            return self.again.pop(0) + "\n" if self.again else ""
         return reply(self.out.getvalue()) + "\n"
 
 
 def reply(text: str) -> str:
-    """The scripted person's answer to the screen ``text``."""
+    """The scripted person's answer to the screen ``text`` (no to playing another)."""
     if text.endswith(NEXT_HAND):
         return ""
+    if text.endswith(YES_NO):
+        return "n"
     choices = text[text.rfind("your move:"):].splitlines()[0]
     if "pass" in choices:
         return "pass"
@@ -197,7 +204,36 @@ def test_a_scripted_game_ends_with_the_scores_and_replays_to_them(tmp_path, epis
     replayed = replay_record(record)
     assert [h.result.to_dict() for h in replayed.hands] == [hand["result"] for hand in record["hands"]]
     if episode == "game":
-        assert f"final score {replayed.game.final_scores[0]} - {replayed.game.final_scores[1]}" in text
+        scores = replayed.game.final_scores
+        assert f"final score: you {scores[int(seat)]}, random {scores[1 - int(seat)]}" in text
+    assert text.endswith(f"{ANOTHER.format(episode)}\nbye\n")   # end of input: no other one
+
+
+@pytest.mark.parametrize("episode", ["hand", "game"])
+def test_players_are_named_plainly_without_debug_lines(episode):
+    for seat in "01":
+        out = io.StringIO()
+        play("greedy", ruleset="eaai", episode=episode, seed=2, seat=seat, stdin=Scripted(out), stdout=out)
+        text = out.getvalue()
+        assert "hand over: " in text and "your hand: " in text and "greedy" in text
+        assert not re.search(r"player_[01]|to act:|\bhuman\b", text), text
+
+
+@pytest.mark.parametrize("episode", ["hand", "game"])
+def test_yes_plays_another_with_the_next_seed_and_no_ends(tmp_path, episode):
+    out, log = io.StringIO(), tmp_path / "two.jsonl"
+    play("simple", ruleset="eaai", episode=episode, seed=6, stdin=Scripted(out, again=["y", "no"]), stdout=out,
+         log=str(log))
+    text = out.getvalue()
+    assert text.count(ANOTHER.format(episode)) == 2 and text.endswith(f"{ANOTHER.format(episode)}bye\n")
+    assert text.count(f"{episode} written to {log}") == 2
+    assert text.count("\nhand 1 (eaai") >= 2 and text.count("hand over: ") >= 2
+    first, second = read_records(log)
+    out, alone = io.StringIO(), tmp_path / "seed7.jsonl"
+    play("simple", ruleset="eaai", episode=episode, seed=7, stdin=Scripted(out), stdout=out, log=str(alone))
+    assert read_records(alone) == [second] and first != second
+    if episode == "hand":
+        assert len(first["hands"]) == len(second["hands"]) == 1
 
 
 def test_quit_and_end_of_input_leave_cleanly(tmp_path):
@@ -216,14 +252,14 @@ def test_quit_between_hands_keeps_the_finished_hand(tmp_path):
             return "q\n" if self.out.getvalue().endswith(NEXT_HAND) else super().readline()
 
     play("random", seed=4, seat="1", stdin=LeaveAfterAHand(out), stdout=out, log=str(log))
-    assert out.getvalue().endswith(f"bye\ngame written to {log}\n")
+    assert out.getvalue().endswith(f"game written to {log}\n\nbye\n") and YES_NO not in out.getvalue()
     [record] = read_records(log)
     assert len(record["hands"]) == 1 and replay_record(record).game is None
 
 
 def _in_terminal(args, answer, timeout=120.0):
     """Run ``ginrummy ARGS`` on a pseudo-terminal; ``answer(text_so_far)`` gives the bytes to
-    type at each prompt (``"> "`` or the next-hand prompt).  Returns (exit code, output)."""
+    type at each prompt (``"> "``, the next-hand prompt or :data:`ANOTHER`).  Returns (exit code, output)."""
     master, slave = os.openpty()
     process = subprocess.Popen([sys.executable, "-m", "train.cli", *args], stdin=slave, stdout=slave, stderr=slave,
                                cwd=ROOT, start_new_session=True)
@@ -240,7 +276,7 @@ def _in_terminal(args, answer, timeout=120.0):
             except OSError:          # EIO: the program closed the terminal
                 break
             text += chunk.decode("utf-8", "replace")
-            if text.endswith(("> ", NEXT_HAND)):
+            if text.endswith(("> ", NEXT_HAND, YES_NO)):
                 typed = answer(text, process)
                 if typed:
                     os.write(master, typed)
@@ -261,7 +297,8 @@ def test_a_scripted_hand_in_a_real_terminal(tmp_path):
                                "--log", str(log)], answer)
     assert code == 0, text
     assert "your hand: " in text and "your move: " in text and "'xx' is not a card" in text and "commands (" in text
-    assert "score: " in text and "Traceback" not in text
+    assert "score: " in text and "Traceback" not in text and "player_0" not in text and "to act:" not in text
+    assert text.rstrip().endswith("bye")
     [record] = read_records(log)
     code, told = _in_terminal(["replay", str(log), "--game", "1"], lambda text, process: b"")
     assert code == 0 and told.count("player_0 (human) ") >= len(record["hands"][0]["log"]["events"]) // 2

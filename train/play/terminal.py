@@ -14,6 +14,7 @@ Command(verb='big_gin', card=None)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import count
 from typing import Any, Optional, Sequence, TextIO
 
 import numpy as np
@@ -28,7 +29,7 @@ from ginenv.game.hand import HandState
 from ginenv.game.match import GameResult, game_result
 from ginenv.game.melds import deadwood, mask_of
 from ginenv.game.render import arranged
-from train.play.replay import game_record, game_text, hand_text, move_text, player_names, rescore, write_records
+from train.play.replay import game_record, move_text, rescore, score_terms, write_records
 
 HELP = """commands (case does not matter; 10H = TH):
   take / t        take the upcard or the top of the discard pile
@@ -46,6 +47,8 @@ VERBS = {"take": "take", "t": "take", "pile": "take", "draw": "draw", "s": "draw
          "gin": "gin", "g": "gin", "biggin": "big_gin", "help": "help", "h": "help", "?": "help",
          "quit": "quit", "q": "quit", "exit": "quit"}
 NEXT_HAND = "press Enter for the next hand (q leaves) "
+ANOTHER = "play another {}? [y/N] "
+"""Asked when a hand (``--episode hand``) or a game is over, formatted with the episode."""
 CARD_VERBS = ("discard", "knock", "gin")
 """Verbs that take a card (optional for knock and gin)."""
 
@@ -369,28 +372,102 @@ class Table:
         return hand
 
 
+def _says(names: Sequence[str], seat: int, verb: str) -> str:
+    """``seat``'s name with ``verb`` agreeing: "you win", "greedy wins"."""
+    return f"you {verb}" if names[seat] == "you" else f"{names[seat]} {verb}s"
+
+
+def _melds(melds: Sequence[Sequence[int]]) -> str:
+    return " ".join("[" + _cards(meld) + "]" for meld in melds) or "no melds"
+
+
+def hand_end_text(hand: HandState, names: Sequence[str]) -> str:
+    """A finished hand for the person: the result, both hands in melds, what was shown and
+    laid off, and how the score came about; ``names`` by seat, the person's ``"you"``.
+
+    >>> hand = HandState.random(np.random.default_rng(5))
+    >>> while not hand.is_over:
+    ...     hand.apply_action(hand.legal_actions()[-1])
+    >>> print(hand_end_text(hand, ("you", "greedy")))
+    hand over: knock, you score 54
+    your hand: [AH 2H 3H] [TC TD TH TS] | deadwood AS 4S 5D = 10
+    greedy's hand: no melds | deadwood 2S 3C 4H 6D 7C 7H 9H JH JS KC = 68
+    you show [AH 2H 3H] [TC TD TH TS], deadwood 10
+    greedy shows no melds, laying off 4H, deadwood 64
+    score: knock by you: deadwood of greedy 64 - deadwood of you 10 = 54 points to you
+    """
+    result = hand.result
+    if result is None:
+        raise ValueError("the hand is not over")
+    if result.winner is None:
+        lines = ["hand over: " + ("truncated by the turn limit" if result.truncated else "dead hand") + ", no score"]
+    else:
+        lines = [f"hand over: {result.outcome.replace('_', ' ')}, {_says(names, result.winner, 'score')} "
+                 f"{result.points}" + (" (doubled: spade upcard)" if result.doubled else "")]
+    lines += [("your" if names[seat] == "you" else f"{names[seat]}'s") + f" hand: {arranged(hand.hands[seat])}"
+              for seat in sorted((0, 1), key=lambda seat: names[seat] != "you")]
+    if result.knocker is not None:
+        knocker, defender = result.knocker, 1 - result.knocker
+        lines.append(f"{_says(names, knocker, 'show')} {_melds(result.knocker_melds)}, deadwood "
+                     f"{result.knocker_deadwood}")
+        lines.append(f"{_says(names, defender, 'show')} {_melds(result.defender_melds)}, "
+                     + (f"laying off {_cards(result.layoffs)}, " if result.layoffs else "")
+                     + f"deadwood {result.defender_deadwood}")
+    text, value = score_terms(result, hand.ruleset, names)
+    lines.append(f"score: {text} = {value} points to {names[result.winner]}" if result.winner is not None else
+                 f"score: {text}, no points")
+    return "\n".join(lines)
+
+
+def game_end_text(game: GameResult, names: Sequence[str]) -> str:
+    """The end of a game for the person: who won, the points and bonuses, the final scores;
+    ``names`` by seat, the person's ``"you"``.
+
+    >>> from ginenv.game.rules import Ruleset
+    >>> print(game_end_text(game_result(Ruleset(), [0, 104], [0, 3]), ("greedy", "you")))
+    game over: you win (shutout)
+      points: you 104, greedy 0 | box bonus: you 60, greedy 0 | game bonus 200 to you
+      final score: you 364, greedy 0
+    """
+    me = names.index("you")
+
+    def both(values: Sequence[int]) -> str:
+        return f"you {values[me]}, {names[1 - me]} {values[1 - me]}"
+    return (f"game over: {_says(names, game.winner, 'win')}" + (" (shutout)" if game.shutout else "") + "\n"
+            f"  points: {both(game.scores)} | box bonus: {both(game.box_bonus)} | game bonus {game.game_bonus} to "
+            f"{names[game.winner]}\n  final score: {both(game.final_scores)}")
+
+
 def play(opponent: str, *, ruleset: str = "pagat", episode: str = "game", seed: Optional[int] = None,
          seat: str = "random", stdin: TextIO, stdout: TextIO, log: Optional[str] = None) -> None:
-    """One game (or hand) of a person against the agent ``opponent`` in the terminal (the
-    arguments as :class:`Table`'s).  ``log``: append the game to this JSON-lines file
-    (also a game left early, when a hand of it was finished)."""
-    table = Table(opponent, ruleset=ruleset, episode=episode, seed=seed, seat=seat)
+    """Games (or hands) of a person against the agent ``opponent`` in the terminal (the
+    arguments as :class:`Table`'s), another one after each while the person answers yes
+    to :data:`ANOTHER`, the k-th with seed ``seed + k``.  ``log``: append each game to
+    this JSON-lines file as its own record (also one left early, when a hand of it was
+    finished)."""
     if log is not None:
         open(log, "a", encoding="utf-8").close()  # an unwritable path fails now, not after the game
     try:
-        _play_game(table, stdin, stdout)
+        for number in count():
+            table = Table(opponent, ruleset=ruleset, episode=episode, seed=None if seed is None else seed + number,
+                          seat=seat)
+            try:
+                _play_game(table, stdin, stdout)
+            finally:
+                if log is not None and table.finished:
+                    write_records(log, [table.record()], append=True)
+                    stdout.write(f"{episode} written to {log}\n")
+            if ask(stdin, stdout, ANOTHER.format(episode)).strip().lower() not in ("y", "yes"):
+                break
     except (Quit, KeyboardInterrupt):
-        stdout.write("\nbye\n")
-    finally:
-        if log is not None and table.finished:
-            write_records(log, [table.record()], append=True)
-            stdout.write(f"game written to {log}\n")
+        stdout.write("\n")
+    stdout.write("bye\n")
 
 
 def _play_game(table: Table, stdin: TextIO, stdout: TextIO) -> None:
     """The terminal's loop: the person's screens and moves, each hand's summary, until the
     episode ends."""
-    seated = player_names(table.names)
+    names, other = table.names, table.names[1 - table.me]
     while True:
         if not table.between_hands:
             observation = table.observation()
@@ -399,12 +476,12 @@ def _play_game(table: Table, stdin: TextIO, stdout: TextIO) -> None:
             table.move(human_action(observation, stdin, stdout))
             continue
         hand = table.finished[-1][0]
-        stdout.write("\n" + "".join(line + "\n" for line in table.take_news()) + hand_text(hand, seated) + "\n")
+        stdout.write("\n" + "".join(line + "\n" for line in table.take_news()) + hand_end_text(hand, names) + "\n")
         if table.env.episode == "game":
             scores = table.scores
-            stdout.write(f"running score: {seated[0]} {scores[0]} - {seated[1]} {scores[1]}\n")
+            stdout.write(f"running score: you {scores[table.me]}, {other} {scores[1 - table.me]}\n")
         if table.game is not None:
-            stdout.write(game_text(table.game, seated) + "\n")
+            stdout.write(game_end_text(table.game, names) + "\n")
         if table.over:
             return
         if VERBS.get(ask(stdin, stdout, NEXT_HAND).strip().lower()) == "quit":
