@@ -53,3 +53,22 @@ def test_the_shipped_agent_plays_legally_in_every_ruleset(ruleset):
 def test_the_shipped_agent_beats_random_in_95_percent_of_hands():
     result = evaluate("ppo", "random", games=60, episode="hand", seed=11, workers=1)
     assert result.wins_a / result.games >= 0.95, result.results_dict()
+
+
+def test_the_shipped_selfplay_policy_is_observation_only_and_tied_to_its_run():
+    """`selfplay` (agents/weights/selfplay.pt) holds the policy alone, none of the privileged critic's
+    weights, and is the final.pt of the committed from-scratch run (models/selfplay/SHA256SUMS)."""
+    from agents.neural.policy import SELFPLAY_CHECKPOINT, Architecture, PolicyNet
+
+    data = read_checkpoint(SELFPLAY_CHECKPOINT)
+    assert sorted(data) == ["format", "model", "model_sha256", "policy"]
+    assert set(data["model"]) == set(PolicyNet(Architecture(**data["policy"])).state_dict())
+    assert SELFPLAY_CHECKPOINT.stat().st_size < 5_000_000
+    sums = dict(reversed(line.split("  ", 1)) for line in (ROOT / "models" / "selfplay" / "SHA256SUMS").read_text()
+                .splitlines())
+    assert hashlib.sha256(SELFPLAY_CHECKPOINT.read_bytes()).hexdigest() == sums["agents/weights/selfplay.pt"]
+    assert sums["agents/weights/selfplay.pt"] == sums["models/selfplay/run/final.pt"]
+    agent = make_agent("selfplay")
+    assert agent.name == "selfplay"
+    result = evaluate("selfplay", "random", games=40, episode="hand", seed=11, workers=1)
+    assert result.wins_a / result.games >= 0.9, result.results_dict()
