@@ -349,8 +349,10 @@ class NeuralAgent:
         except ValueError as err:
             raise ValueError(f"ppo: {err}") from None
         self.name = "ppo"
-        net = net if net is not None else shared_policy(path if path is not None else _default_path())
-        self.net = net if module_device(net) == self.device else copy.deepcopy(net).to(self.device)
+        if net is None:
+            self.net = shared_policy(path if path is not None else _default_path(), self.device)
+        else:
+            self.net = net if module_device(net) == self.device else copy.deepcopy(net).to(self.device)
         self._generator = torch.Generator().manual_seed((seed or 0) % 2**63)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -382,20 +384,21 @@ class NeuralAgent:
         pass
 
 
-_SHARED: dict[tuple[str, int, int], PolicyNet] = {}
+_SHARED: dict[tuple[str, int, int, str], PolicyNet] = {}
 
 
-def shared_policy(path: Union[str, os.PathLike]) -> PolicyNet:
-    """:func:`load_policy`, loaded once per process and file version (path, size, modification
-    time) and shared by every agent that plays it (the agents never change their network)."""
+def shared_policy(path: Union[str, os.PathLike], device: torch.device = torch.device("cpu")) -> PolicyNet:
+    """:func:`load_policy` on ``device``, loaded once per process, file version (path, size,
+    modification time) and device, and shared by every agent that plays it there (the agents never
+    change their network)."""
     resolved = Path(path).resolve()
     try:
         stat = resolved.stat()
     except OSError:
         return load_policy(path)  # the error names the file
-    key = (str(resolved), stat.st_size, stat.st_mtime_ns)
+    key = (str(resolved), stat.st_size, stat.st_mtime_ns, str(device))
     if key not in _SHARED:
-        _SHARED[key] = load_policy(path)
+        _SHARED[key] = load_policy(path).to(device)
     return _SHARED[key]
 
 

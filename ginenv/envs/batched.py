@@ -158,7 +158,11 @@ class GameBatch:
         """Encode every game's seat to act into the buffers (one compiled call)."""
         b = self.buffers
         write_many(self._rows, self._matches, self._rules, self.spec.ruleset.big_gin, b["obs"], b["masks"], b["to_act"])
-        write_privileged_many(self._rows, b["privileged"])
+
+    def write_privileged(self) -> None:
+        """Encode every game's privileged vector (:mod:`ginenv.game.privileged`) into the buffers:
+        on request only, so that the steps of callers that never read it do not pay for it."""
+        write_privileged_many(self._rows, self.buffers["privileged"])
 
 
 class BatchedGinEnv:
@@ -313,6 +317,10 @@ class BatchedGinEnv:
         """
         if not self._started:
             raise RuntimeError("call reset() first")
+        if self._batch is not None:
+            self._batch.write_privileged()
+        else:
+            self._call("privileged")
         return self._outputs("privileged")[0]
 
     def restart(self, games: Sequence[int]) -> tuple[np.ndarray, ...]:
@@ -453,7 +461,8 @@ def _worker(pipe: Any, first: int, count: int, total: int, spec: EpisodeSpec, na
                for name, (_, (shape, dtype)) in names.items()}
     batch = GameBatch(first, count, total, spec, buffers, finals, summaries)
     commands = {"seed": batch.seed, "reset": batch.reset, "set_state": batch.set_state, "restart": batch.restart,
-                "step": lambda _, games=batch: games.step(), "get_state": lambda _, games=batch: games.get_state()}
+                "step": lambda _, games=batch: games.step(), "get_state": lambda _, games=batch: games.get_state(),
+                "privileged": lambda _, games=batch: games.write_privileged()}
     try:
         while True:
             command, argument = pipe.recv()

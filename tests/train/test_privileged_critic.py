@@ -158,3 +158,19 @@ def test_policy_files_hold_no_critic_and_resume_restores_it(tmp_path):
         assert torch.equal(value, resumed["critic"][key]), key
     for key, value in full["model"].items():
         assert torch.equal(value, resumed["model"][key]), key
+
+
+def test_privileged_vectors_are_the_same_with_worker_processes():
+    """The vector is encoded on request, in the process that holds the games: with ``num_workers``
+    the same as in one process."""
+    alone, split = BatchedGinEnv(6, seed=3), BatchedGinEnv(6, seed=3, num_workers=2)
+    try:
+        alone.reset(), split.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(30):
+            masks = alone.step([int(rng.choice(np.flatnonzero(m))) for m in alone._buffers["masks"]])[1]
+            split.step(np.array([int(a) for a in alone._buffers["actions"]]))
+            assert np.array_equal(alone.privileged(), split.privileged())
+        assert masks.shape == (6, 108) and alone.privileged()[:, :52].sum(axis=1).min() >= 10
+    finally:
+        split.close()

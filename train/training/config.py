@@ -649,6 +649,12 @@ def to_dict(cfg: RunConfig) -> dict[str, Any]:
     return data
 
 
+def save_config(cfg: RunConfig, path: Path) -> None:
+    """Write ``cfg`` as YAML to ``path`` (a run's ``config.yaml``; keys in their declared order,
+    since the order of ``league.opponents`` matters), readable again by :func:`load_config`."""
+    path.write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False), encoding="utf-8")
+
+
 def rollout_bytes(cfg: RunConfig) -> int:
     """Bytes one rollout allocates, roughly: per entry (step, game) the buffers of
     :meth:`train.training.collect.Collector.collect` hold the features (``FEATURES[policy.kind]`` float32), the

@@ -29,7 +29,6 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 import torch
-import yaml
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
@@ -38,10 +37,11 @@ from agents.neural.policy import PolicyNet, load_policy, module_device, resolve_
 from ginenv.seeding import derive_seed
 from train.evaluation.evaluate import evaluate
 from train.evaluation.ratings import ELO_TAG, LADDER_ELO, anchored_elo
-from train.training import checkpoint, resume
+from train.training import checkpoint
+from train.training import resume as resume_checks
 from train.training.clone import clone
 from train.training.collect import Batch, Collector
-from train.training.config import ConfigError, PPOConfig, RunConfig, to_dict
+from train.training.config import ConfigError, PPOConfig, RunConfig, save_config, to_dict
 from train.training.critic import PrivilegedCritic, make_critic
 from train.training.league import League
 from train.training.ray_pool import RayPool
@@ -158,7 +158,7 @@ class Trainer:
         self.generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 3))
         self.progress = Progress()
         self.last_eval: dict[str, Any] = {}
-        self.run_id = resume.run_id_of(run_dir)
+        self.run_id = resume_checks.run_id_of(run_dir)
 
     # checkpoint data
     def state(self) -> dict[str, Any]:
@@ -290,8 +290,8 @@ def prepare_run(cfg: RunConfig, out: Path) -> Path:
     if (run_dir / "config.yaml").exists():
         raise ConfigError(f"run folder {str(run_dir)!r} already holds a run; use --resume {run_dir} or another name")
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False), encoding="utf-8")
-    resume.new_run_id(run_dir)
+    save_config(cfg, run_dir / "config.yaml")
+    resume_checks.new_run_id(run_dir)
     return run_dir
 
 
@@ -402,7 +402,7 @@ class StopSignals:
 def _resume(run_dir: Path, overrides: Sequence[str]) -> tuple[RunConfig, Optional[dict[str, Any]]]:
     """The config and newest full checkpoint (None: start from the config) a resumed session goes on
     from, after :mod:`train.training.resume`'s checks and clean-up; logs the safe changes it applies."""
-    saved_cfg, cfg = resume.resume_config(run_dir, overrides)
+    saved_cfg, cfg = resume_checks.resume_config(run_dir, overrides)
     folder = run_dir / "checkpoints"
     half_written = checkpoint.remove_stale_temporaries(folder)
     checkpoint.remove_stale_temporaries(run_dir)
@@ -412,10 +412,10 @@ def _resume(run_dir: Path, overrides: Sequence[str]) -> tuple[RunConfig, Optiona
             raise checkpoint.CheckpointError(f"no checkpoint to resume from in {str(folder)!r}")
         update = 0  # killed before (or while writing) its first checkpoint: it starts again from its config
     else:
-        resume.check_checkpoint(run_dir, saved, saved_cfg, str(checkpoint.list_checkpoints(folder)[-1]))
-        resume.trim_eval_log(run_dir, saved["update"])
+        resume_checks.check_checkpoint(run_dir, saved, saved_cfg, str(checkpoint.list_checkpoints(folder)[-1]))
+        resume_checks.trim_eval_log(run_dir, saved["update"])
         update = saved["update"]
-    for line in resume.apply_changes(run_dir, saved_cfg, cfg, update):
+    for line in resume_checks.apply_changes(run_dir, saved_cfg, cfg, update):
         print(f"changed on resume: {line}", file=sys.stderr)
     return cfg, saved
 

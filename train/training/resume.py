@@ -21,10 +21,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-import yaml
-
 from agents.neural.policy import CheckpointError
-from train.training.config import ConfigError, RunConfig, load_config, to_dict
+from train.training.config import ConfigError, RunConfig, load_config, save_config, to_dict
 
 RUN_FILE = "run.json"
 CHANGES_FILE = "changes.log"
@@ -44,10 +42,14 @@ SAFE_ON_RESUME = {
 the league or the updates before the end."""
 
 
+def _utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
 def new_run_id(run_dir: Path) -> str:
     """Write ``run_dir/run.json`` with a fresh random ``run_id``; returns it."""
     run_id = uuid.uuid4().hex
-    record = {"run_id": run_id, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    record = {"run_id": run_id, "created": _utc_now()}
     (run_dir / RUN_FILE).write_text(json.dumps(record) + "\n", encoding="utf-8")
     return run_id
 
@@ -136,10 +138,10 @@ def check_checkpoint(run_dir: Path, saved: dict[str, Any], cfg: RunConfig, where
 
 def apply_changes(run_dir: Path, before: RunConfig, after: RunConfig, update: int) -> list[str]:
     """Write ``after`` as the run's ``config.yaml`` and log each change in ``changes.log``; returns the lines."""
-    lines = [f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} update {update}: {key} {old!r} -> {new!r}"
+    lines = [f"{_utc_now()} update {update}: {key} {old!r} -> {new!r}"
              for key, old, new in config_differences(to_dict(before), to_dict(after))]
     if lines:
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(after), sort_keys=False), encoding="utf-8")
+        save_config(after, run_dir / "config.yaml")
         with open(run_dir / CHANGES_FILE, "a", encoding="utf-8") as stream:
             stream.write("\n".join(lines) + "\n")
     return lines
