@@ -13,8 +13,11 @@ the wall time of rollouts plus learning:
 * SB3-contrib — ``MaskablePPO("MlpPolicy")`` on :class:`ginenv.envs.single_agent.SingleAgentGinEnv`
   against ``random`` (one game per process, its standard route), ``learn(total_timesteps)``.
 
-Our default card-centred network (``policy.kind=cards``, 256 wide) is timed too.  The first
-update (compilation, allocation) is not counted.
+Our default card-centred network (``policy.kind=cards``, 256 wide) is timed too, and so is
+``configs/selfplay.yaml`` (its league of snapshots and its privileged critic); each of these two
+also "before", with its per-card logits read out on all 52 cards of every position as the network
+did until 2026-12-02 (now only the legal cards': the same distribution), side by side in the same
+run.  The first update (compilation, allocation) is not counted.
 """
 from __future__ import annotations
 
@@ -23,22 +26,36 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
+from agents.neural.policy import PolicyNet  # noqa: E402
 from train.training.config import load_config  # noqa: E402
 from train.training.ppo import Trainer  # noqa: E402
 
 
-def ours(updates: int, overrides: list[str], threads: int, num_envs: int) -> dict[str, Any]:
+def read_out_all_cards(net: PolicyNet) -> None:
+    """Make ``net`` compute its per-card logits for all 52 cards of every position, ignoring the
+    masks it is given (how the card network read out before 2026-12-02): the "before" rows."""
+    full = net.read_out
+    net.read_out = lambda features, h, legal=None: full(features, h)  # type: ignore[method-assign]
+
+
+def ours(updates: int, overrides: list[str], threads: int, num_envs: int, all_cards: bool = False,
+         recipe: Optional[Path] = None) -> dict[str, Any]:
     """Samples/s of our trainer over ``updates`` iterations (after one warm-up); rollouts of
-    ``num_envs`` games and 8192 steps in all."""
-    cfg = load_config(None, [f"threads={threads}", "league.opponents={self: 1}", f"env.num_envs={num_envs}",
-                             f"ppo.rollout_steps={max(2, 8192 // num_envs)}", "ppo.batch_size=8192", *overrides])
+    ``num_envs`` games and 8192 steps in all, self-play (the defaults, or ``recipe``'s config with
+    its own league); ``all_cards``: see :func:`read_out_all_cards`."""
+    league = [] if recipe is not None else ["league.opponents={self: 1}"]
+    cfg = load_config(recipe, [f"threads={threads}", *league, f"env.num_envs={num_envs}", "eval.every=0",
+                               f"ppo.rollout_steps={max(2, 8192 // num_envs)}", "ppo.batch_size=8192", *overrides])
     trainer = Trainer(cfg, Path("/tmp/bench_train_unused"))
+    if all_cards:
+        read_out_all_cards(trainer.net)
     trainer.iteration()
     start, before = time.perf_counter(), trainer.progress.global_step
     for _ in range(updates):
@@ -67,6 +84,23 @@ def sb3(steps: int, hidden: int, threads: int) -> dict[str, Any]:
     return {"samples": model.num_timesteps, "seconds": elapsed, "samples_per_s": model.num_timesteps / elapsed}
 
 
+SB3_ROW = "SB3-contrib MaskablePPO, MLP {hidden}x2"
+
+
+def table(rows: dict[str, dict[str, Any]], sb3_row: str) -> str:
+    """The printed table: samples/s, the ratio to MaskablePPO (when measured) and each "before"
+    row's successor's speed-up over it."""
+    base = rows[sb3_row]["samples_per_s"] if sb3_row in rows else None
+    lines = [f"{'trainer':52s} {'samples/s':>10s} {'vs MaskablePPO':>15s} {'vs before':>10s}"]
+    names = list(rows)
+    for i, name in enumerate(names):
+        speed = rows[name]["samples_per_s"]
+        versus = f"{speed / base:14.1f}x" if base else f"{'':>15s}"
+        before = rows[names[i - 1]]["samples_per_s"] if i and names[i - 1].endswith("(before)") else None
+        lines.append(f"{name:52s} {speed:10,.0f} {versus} {f'{speed / before:9.2f}x' if before else '':>10s}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--updates", type=int, default=6, help="timed updates of our trainer (default 6)")
@@ -76,18 +110,22 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch threads for both (default 1)")
     parser.add_argument("--num-envs", type=int, default=128,
                         help="games per rollout of ours; steps per rollout = 8192 / this (default 128)")
+    parser.add_argument("--no-sb3", action="store_true", help="skip the SB3-contrib row (no sb3-contrib needed)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args()
     mlp = ["policy.kind=mlp", f"policy.hidden={args.hidden}", "policy.layers=2"]
+    run = (args.updates, [], args.threads, args.num_envs)
+    recipe = ROOT / "configs" / "selfplay.yaml"
     rows = {
         f"ours, MLP {args.hidden}x2": ours(args.updates, mlp, args.threads, args.num_envs),
-        "ours, cards (default network)": ours(args.updates, [], args.threads, args.num_envs),
-        f"SB3-contrib MaskablePPO, MLP {args.hidden}x2": sb3(args.sb3_steps, args.hidden, args.threads),
+        "ours, cards, read out on all 52 cards (before)": ours(*run, all_cards=True),
+        "ours, cards (default network)": ours(*run),
+        "ours, configs/selfplay.yaml, all 52 cards (before)": ours(*run, all_cards=True, recipe=recipe),
+        "ours, configs/selfplay.yaml": ours(*run, recipe=recipe),
     }
-    base = rows[f"SB3-contrib MaskablePPO, MLP {args.hidden}x2"]["samples_per_s"]
-    print(f"{'trainer':42s} {'samples/s':>10s} {'vs MaskablePPO':>15s}")
-    for name, row in rows.items():
-        print(f"{name:42s} {row['samples_per_s']:10,.0f} {row['samples_per_s'] / base:14.1f}x")
+    if not args.no_sb3:
+        rows[SB3_ROW.format(hidden=args.hidden)] = sb3(args.sb3_steps, args.hidden, args.threads)
+    print(table(rows, SB3_ROW.format(hidden=args.hidden)))
     if args.json:
         Path(args.json).write_text(json.dumps({"threads": args.threads, "rows": rows}, indent=1))
 

@@ -1,7 +1,7 @@
 """The ablation of configs/selfplay.yaml: one lever changed per row, every row at the same sample
 budget, each scored against ``simple`` on the same deals (a script, not a test).
 
-    python benchmarks/selfplay_ablation.py --out runs/ablation --decisions 4000000 --minutes 100
+    python benchmarks/selfplay_ablation.py --out runs/ablation --decisions 3000000 --minutes 100
     python benchmarks/selfplay_ablation.py --out runs/ablation --table      # only the table so far
 
 Rows run one after another, each as ``ginrummy train configs/selfplay.yaml --set ...`` with
@@ -9,8 +9,9 @@ Rows run one after another, each as ``ginrummy train configs/selfplay.yaml --set
 resumes: a finished row is skipped, an unfinished one goes on with ``--resume``, and
 ``--minutes`` stops the whole session cleanly (rerun the same command to go on). Each finished row
 is then scored with ``evaluate(final.pt, "simple", games=--games, seed=--seed)`` (games to 100,
-mirrored pairs); the run's own ``eval.jsonl`` (its evaluations every 100 updates) is its learning
-curve. The table is written to ``OUT/ablation.md`` and printed.
+mirrored pairs); the run's own ``eval.jsonl`` (its evaluations every 75 updates) is its learning
+curve. The table (with each row's command) is written to ``OUT/ablation.md`` and printed, the
+curves to ``OUT/ablation.png``.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Optional, Sequence
+
+import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -34,8 +37,12 @@ ROWS: dict[str, tuple[str, list[str]]] = {
                                                                          "ppo.batch_size=16384"]),
     "wide_net": ("trunk of 512 units", ["policy.hidden=512"]),
     "win_loss": ("reward +-1 per hand instead of its points", ["env.reward_mode=win_loss"]),
+    "high_entropy": ("entropy bonus 0.03 instead of 0.01", ["ppo.ent_coef=0.03"]),
+    "two_epochs": ("2 passes over each batch instead of 4", ["ppo.epochs=2"]),
 }
 """Row name -> (what differs from the recipe, the overrides)."""
+EVAL = ["eval.every=75", "eval.games=40"]
+"""The rows' own evaluations (their learning curves)."""
 
 
 def run_row(name: str, overrides: list[str], out: Path, decisions: int, deadline: float) -> bool:
@@ -51,7 +58,7 @@ def run_row(name: str, overrides: list[str], out: Path, decisions: int, deadline
     if (run_dir / "config.yaml").is_file():
         train(None, resume=run_dir, progress_bar=False, time_limit=minutes)
     else:
-        settings = [f"name={name}", f"ppo.total_steps={decisions}", "eval.every=100", "eval.games=40", *overrides]
+        settings = [f"name={name}", f"ppo.total_steps={decisions}", *EVAL, *overrides]
         train(load_config(ROOT / "configs" / "selfplay.yaml", settings), out=out, progress_bar=False,
               time_limit=minutes)
     return json.loads(summary.read_text())["finished"]
@@ -69,25 +76,66 @@ def score(run_dir: Path, games: int, seed: int) -> Optional[dict]:
     return result
 
 
+def curve(run_dir: Path) -> list[tuple[int, float]]:
+    """(decisions, win rate against ``simple``) at each of the row's own evaluations."""
+    path = run_dir / "eval.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+    return [(row["global_step"], row["results"]["simple"]["win_rate_a"]) for row in rows if "simple" in row["results"]]
+
+
+def command(name: str, decisions: int) -> str:
+    """The ``ginrummy train`` line that trains row ``name`` by itself."""
+    settings = [f"name={name}", f"ppo.total_steps={decisions}", *EVAL, *ROWS[name][1]]
+    return "ginrummy train configs/selfplay.yaml " + " ".join(f"--set '{item}'" for item in settings)
+
+
 def table(out: Path) -> str:
-    """The Markdown table of every row measured so far."""
-    lines = ["| row | what differs | decisions | vs simple (games) | 95% interval | points per hand |",
-             "|---|---|---|---|---|---|"]
+    """The Markdown table of every row measured so far, its learning curve, and each row's command."""
+    lines = ["| row | what differs | decisions | vs simple (games) | 95% interval | points per hand | "
+             "curve vs simple (own evaluations, 40 games) |",
+             "|---|---|---|---|---|---|---|"]
+    commands = []
     for name, (what, _) in ROWS.items():
         kept, summary = out / name / "score.json", out / name / "summary.json"
         if not kept.is_file():
             continue
         result, done = json.loads(kept.read_text()), json.loads(summary.read_text())
+        points = " ".join(f"{rate:.0%}" for _, rate in curve(out / name))
         lines.append(f"| `{name}` | {what} | {done['global_step']:,} | {result['win_rate_a']:.1%} | "
-                     f"[{result['ci_low']:.1%}, {result['ci_high']:.1%}] | {result['points_per_hand_a']:+.2f} |")
-    return "\n".join(lines)
+                     f"[{result['ci_low']:.1%}, {result['ci_high']:.1%}] | {result['points_per_hand_a']:+.2f} | "
+                     f"{points} |")
+        budget = yaml.safe_load((out / name / "config.yaml").read_text())["ppo"]["total_steps"]
+        commands.append(f"{name}: {command(name, budget)}")
+    return "\n".join(lines) + ("\n\n```\n" + "\n".join(commands) + "\n```" if commands else "")
+
+
+def plot(out: Path) -> Path:
+    """``OUT/ablation.png``: every row's learning curve against ``simple``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for name in ROWS:
+        points = curve(out / name)
+        if points:
+            ax.plot([step / 1e6 for step, _ in points], [rate for _, rate in points], marker="o", label=name)
+    ax.set(xlabel="decisions trained on (millions)", ylabel="games won against simple",
+           title="configs/selfplay.yaml, one lever per row", ylim=(0, 1))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    path = out / "ablation.png"
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
 
 
 def main(argv: Optional[Sequence[str]] = None) -> str:
     """Run, score and tabulate the rows (see the module docstring)."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("runs/ablation"), help="folder of the rows' runs")
-    parser.add_argument("--decisions", type=int, default=4_000_000, help="sample budget of every row")
+    parser.add_argument("--decisions", type=int, default=3_000_000, help="sample budget of every row")
     parser.add_argument("--minutes", type=float, default=60.0, help="stop this session after that long")
     parser.add_argument("--games", type=int, default=400, help="games of each row's score against simple")
     parser.add_argument("--seed", type=int, default=24100, help="seed of the scores (the same deals for every row)")
@@ -104,6 +152,7 @@ def main(argv: Optional[Sequence[str]] = None) -> str:
     text = table(args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "ablation.md").write_text(text + "\n")
+    plot(args.out)
     print(text)
     return text
 

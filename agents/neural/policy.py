@@ -199,25 +199,43 @@ class PolicyNet(nn.Module):
         """What :meth:`head` reads, from observations."""
         return card_features(obs) if self.architecture.kind == "cards" else obs
 
-    def head(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Logits ``[B, 108]`` and value ``[B]`` from :meth:`features`."""
-        return self.read_out(features, self.trunk(features))
+    def head(self, features: torch.Tensor, legal: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits ``[B, 108]`` and value ``[B]`` from :meth:`features` (``legal``: see :meth:`read_out`)."""
+        return self.read_out(features, self.trunk(features), legal)
 
-    def read_out(self, features: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def read_out(self, features: torch.Tensor, h: torch.Tensor,
+                 legal: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits and value from :meth:`features` and the trunk's output ``h = trunk(features)``
-        (a privileged critic of the trainer reads the same ``h``)."""
+        (a privileged critic of the trainer reads the same ``h``).
+
+        With the action masks ``legal`` (bool ``[B, 108]``) a card network computes its per-card
+        logits only for the cards that may be discarded or knocked with (at most the 11 in hand,
+        none at a draw) and leaves the others at 0: the legal logits are the same, and the masked
+        distribution (:class:`agents.neural.masked.MaskedCategorical`) is unchanged, at a fraction
+        of the cost (the per-card layers otherwise run on all 52 cards of every position)."""
         value = self.value_out(h).squeeze(-1)
         if self.architecture.kind == "mlp":
             return self.action_out(h), value
-        cards = features[:, :CARD_CHANNELS * 52].reshape(-1, CARD_CHANNELS, 52).transpose(1, 2)   # [B, 52, C]
-        z = torch.relu(self.card_in(cards) + self.card_embedding + self.card_context(h).unsqueeze(1))
-        per_card = self.card_out(torch.relu(self.card_hidden(z)))                                # [B, 52, 2]
+        per_card = self._card_logits(features, h, legal)                                        # [B, 52, 2]
         other = self.other_out(h)                                                   # draw, take, pass, big gin
         logits = torch.cat([other[:, :3], per_card[..., 0], per_card[..., 1], other[:, 3:]], dim=1)
         return logits, value
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.head(self.features(obs))
+    def _card_logits(self, features: torch.Tensor, h: torch.Tensor, legal: Optional[torch.Tensor]) -> torch.Tensor:
+        """``[B, 52, 2]``: each card's discard and knock logits (only the legal cards' with ``legal``)."""
+        cards = features[:, :CARD_CHANNELS * 52].reshape(-1, CARD_CHANNELS, 52).transpose(1, 2)   # [B, 52, C]
+        context = self.card_context(h)
+        if legal is None:
+            z = torch.relu(self.card_in(cards) + self.card_embedding + context.unsqueeze(1))
+            return self.card_out(torch.relu(self.card_hidden(z)))
+        legal = legal.to(features.device)
+        rows, card = (legal[:, DISCARD_BASE:KNOCK_BASE] | legal[:, KNOCK_BASE:BIG_GIN]).nonzero(as_tuple=True)
+        z = torch.relu(self.card_in(cards[rows, card]) + self.card_embedding[card] + context[rows])
+        chosen = self.card_out(torch.relu(self.card_hidden(z)))                                 # [K, 2]
+        return chosen.new_zeros(len(features), 52, 2).index_put((rows, card), chosen)
+
+    def forward(self, obs: torch.Tensor, legal: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.head(self.features(obs), legal)
 
 
 class CheckpointError(ValueError):
@@ -363,8 +381,9 @@ class NeuralAgent:
         try:
             with torch.inference_mode():
                 features = self.net.features(torch.as_tensor(np.asarray(observations, dtype=np.float32)))
-                logits, _ = self.net.head(features.to(self.device))
-                dist = MaskedCategorical(logits.cpu(), torch.as_tensor(np.asarray(masks) > 0))
+                legal = torch.as_tensor(np.asarray(masks) > 0)
+                logits, _ = self.net.head(features.to(self.device), legal)
+                dist = MaskedCategorical(logits.cpu(), legal)
                 chosen = dist.sample(self._generator) if self.sample else dist.mode()
         finally:
             torch.set_num_threads(previous)

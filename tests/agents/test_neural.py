@@ -9,6 +9,7 @@ import torch
 
 import ginenv
 from agents import make_agent
+from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import (
     CARD_CHANNELS,
     FEATURES,
@@ -81,6 +82,42 @@ def test_discard_and_knock_of_a_card_read_that_card():
     card_actions = [a for a in moved if DISCARD_BASE <= a < KNOCK_BASE + 52]
     assert card_actions == [DISCARD_BASE + card, KNOCK_BASE + card]
     assert {DRAW_STOCK, TAKE_DISCARD, PASS, BIG_GIN} >= set(moved) - set(card_actions)
+
+
+def test_legal_read_out_gives_the_same_distribution_and_gradients():
+    """``head(features, legal)`` computes per-card logits only for the legal cards: the masked
+    distribution, its log-probabilities and entropy, and the gradients of a loss on them are those
+    of the full read-out (at draws, at discards and where knocks are legal)."""
+    venv, simple = BatchedGinEnv(32, seed=5), make_agent("simple", seed=0)
+    obs, masks, _ = venv.reset()
+    seen = []
+    for _ in range(60):  # simple's games reach knocks
+        seen.append((obs, masks))
+        obs, masks, *_ = venv.step(simple.act_batch(obs, masks))
+    obs, masks = (np.concatenate(part) for part in zip(*seen))
+    knocks = np.flatnonzero(masks[:, KNOCK_BASE:BIG_GIN].any(1))
+    draws = np.flatnonzero(masks[:, TAKE_DISCARD] > 0)
+    discards = np.flatnonzero(masks[:, DISCARD_BASE:KNOCK_BASE].any(1))
+    assert len(knocks) >= 8 and len(draws) >= 8 and len(discards) >= 8
+    pick = np.concatenate([knocks[:16], draws[:16], discards[:16]])
+    obs, masks = obs[pick], masks[pick]
+    legal = torch.from_numpy(masks > 0)
+    features = PolicyNet().features(torch.from_numpy(obs))
+    results = []
+    for with_legal in (False, True):
+        torch.manual_seed(2)
+        net = PolicyNet(Architecture(hidden=32, card_dim=8))
+        logits, value = net.head(features, legal if with_legal else None)
+        dist = MaskedCategorical(logits, legal)
+        actions = dist.sample(torch.Generator().manual_seed(3))
+        (dist.log_prob(actions).sum() + dist.entropy().sum() + value.sum()).backward()
+        results.append((dist.log_probs_all, dist.entropy(), actions, {k: p.grad for k, p in net.named_parameters()}))
+    (full_lp, full_h, full_a, full_g), (lp, h, a, g) = results
+    torch.testing.assert_close(torch.where(legal, lp, 0.0), torch.where(legal, full_lp, 0.0))
+    torch.testing.assert_close(h, full_h)
+    assert torch.equal(a, full_a)
+    for name, grad in full_g.items():
+        torch.testing.assert_close(g[name], grad, rtol=1e-4, atol=1e-6, msg=name)
 
 
 @pytest.mark.parametrize("ruleset", sorted(ginenv.PRESETS))

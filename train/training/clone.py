@@ -293,7 +293,7 @@ def fit(net: PolicyNet, data: tuple[Any, ...], cfg: RunConfig, progress_bar: boo
             if c.augment:
                 pick = torch.randint(len(suit_maps), (len(index),), generator=generator)
                 features, masks, actions = permute_suits(features, masks, actions, suit_maps[pick].to(device))
-            logits, values = net.head(features)
+            logits, values = net.head(features, masks)
             dist = MaskedCategorical(logits, masks)
             weights = b_weights[index]
             nll = -dist.log_prob(actions)
@@ -320,8 +320,9 @@ def agreement(net: PolicyNet, features: torch.Tensor, masks: np.ndarray, actions
     legal action is ``actions``'."""
     net.eval()
     with torch.no_grad():
-        logits, _ = net.head(features.to(module_device(net)))
-        mode = MaskedCategorical(logits.cpu(), torch.from_numpy(masks > 0)).mode()
+        legal = torch.from_numpy(masks > 0)
+        logits, _ = net.head(features.to(module_device(net)), legal)
+        mode = MaskedCategorical(logits.cpu(), legal).mode()
     return float((mode == torch.from_numpy(actions)).float().mean())
 
 

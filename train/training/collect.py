@@ -160,10 +160,10 @@ class Collector:
                 masks = self.masks[mine] > 0
                 with torch.no_grad():
                     features = self.net.features(torch.from_numpy(obs))  # on the CPU (compiled rules)
-                    on_device = features.to(device)
+                    on_device, legal = features.to(device), torch.from_numpy(masks)
                     h = self.net.trunk(on_device)
-                    logits, values = self.net.read_out(on_device, h)
-                    dist = MaskedCategorical(logits.cpu(), torch.from_numpy(masks))
+                    logits, values = self.net.read_out(on_device, h, legal)
+                    dist = MaskedCategorical(logits.cpu(), legal)
                     chosen = dist.sample(generator)
                     logp = dist.log_prob(chosen)
                     if self.critic is not None:  # the hidden cards reach the critic's value only
@@ -199,10 +199,10 @@ class Collector:
                 for snap in np.unique(self.snapshot[chosen]):
                     group = chosen[self.snapshot[chosen] == snap]
                     net = self.league.snapshot_nets[int(snap)]
+                    legal = torch.from_numpy(self.masks[group] > 0)
                     with torch.no_grad():
-                        logits, _ = net(torch.from_numpy(self.obs[group]))
-                        actions[group] = MaskedCategorical(logits, torch.from_numpy(self.masks[group] > 0)).sample(
-                            generator).numpy()
+                        logits, _ = net(torch.from_numpy(self.obs[group]), legal)
+                        actions[group] = MaskedCategorical(logits, legal).sample(generator).numpy()
             else:
                 actions[chosen] = act_batch(self.league.agents[name], self.obs[chosen], self.masks[chosen])
 

@@ -78,7 +78,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
         for start in range(0, size, mb_size):
             mb = order[start:start + mb_size]
             h = net.trunk(b_features[mb])
-            logits, values = net.read_out(b_features[mb], h)
+            logits, values = net.read_out(b_features[mb], h, b_masks[mb])
             if critic is not None:
                 values = critic(h, b_privileged[mb])
             dist = MaskedCategorical(logits, b_masks[mb])
