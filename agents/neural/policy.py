@@ -373,9 +373,10 @@ class NeuralAgent:
             self.net = net if module_device(net) == self.device else copy.deepcopy(net).to(self.device)
         self._generator = torch.Generator().manual_seed((seed or 0) % 2**63)
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """One legal action per row of ``observations [N, OBS]`` / ``masks [N, 108]``, computed
-        with ``threads`` torch threads (the caller's setting is restored afterwards)."""
+    def distribution(self, observations: np.ndarray, masks: np.ndarray) -> MaskedCategorical:
+        """The policy's distribution over the legal actions of each row of ``observations [N, OBS]``
+        / ``masks [N, 108]`` (on the CPU), computed with ``threads`` torch threads (the caller's
+        setting is restored afterwards)."""
         previous = torch.get_num_threads()
         torch.set_num_threads(self.threads)
         try:
@@ -383,10 +384,15 @@ class NeuralAgent:
                 features = self.net.features(torch.as_tensor(np.asarray(observations, dtype=np.float32)))
                 legal = torch.as_tensor(np.asarray(masks) > 0)
                 logits, _ = self.net.head(features.to(self.device), legal)
-                dist = MaskedCategorical(logits.cpu(), legal)
-                chosen = dist.sample(self._generator) if self.sample else dist.mode()
+                return MaskedCategorical(logits.cpu(), legal)
         finally:
             torch.set_num_threads(previous)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One legal action per row of ``observations [N, OBS]`` / ``masks [N, 108]``: the most likely
+        under :meth:`distribution`, or one drawn from it with ``sample``."""
+        dist = self.distribution(observations, masks)
+        chosen = dist.sample(self._generator) if self.sample else dist.mode()
         return chosen.numpy().astype(np.int64)
 
     def batch_key(self) -> Optional[tuple[int, str]]:

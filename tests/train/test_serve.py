@@ -1,12 +1,12 @@
 """``ginrummy serve``: the JSON API without a browser (fast), then the page in a real headless
-Chromium driven by selenium: a scripted hand played by clicks, and a replay stepped through.
+Chromium driven by selenium: a scripted hand played by clicks at desktop width and at 390 px
+(no sideways scrolling), the hint switched on and followed, and a replay stepped through.
 The browser tests skip only where chromium or chromedriver is not installed (CI installs them:
 ``apt-get install chromium chromium-driver``)."""
 from __future__ import annotations
 
 import json
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,13 +16,19 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Optional
 
+import numpy as np
 import pytest
 
 import ginenv
-from agents import REGISTRY, RandomAgent
+from agents import REGISTRY, RandomAgent, make_agent
+from ginenv.game.actions import PASS
+from ginenv.game.cards import card_value
 from train.cli import _build_parser, main
+from train.play import serve
 from train.play.replay import read_records, replay_record, write_records
-from train.play.serve import MAX_BODY, TOKEN_HEADER, Site, make_server
+from train.play.screenshots import PHONE, Page, chromium, follow_hint, hint_on, set_viewport
+from train.play.serve import MAX_BODY, TOKEN_HEADER, HttpError, Site, advice, make_server, shown_hands
+from train.play.terminal import parse_command, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 CARD_TOKEN = re.compile(r"\b[A2-9TJQK][CDHS]\b")
@@ -30,9 +36,7 @@ SEED = 7
 """With ``simple`` as the opponent, one hand: the scripted person passes, draws and discards
 three times and then knocks (seven moves)."""
 SERVER = {"opponent": "simple", "episode": "hand", "seed": SEED}
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--window-size=1100,900")
+DESKTOP = (1100, 900)
 
 
 def decide(table: dict[str, Any]) -> str:
@@ -55,13 +59,15 @@ def scripted_hand(site: Site) -> tuple[list[str], dict[str, Any]]:
     return commands, view
 
 
-def call(url: str, path: str, body: Any = None, data: Optional[bytes] = None, token: str = "") -> tuple[int, Any]:
+def call(url: str, path: str, body: Any = None, data: Optional[bytes] = None, token: str = "",
+         origin: Optional[str] = None) -> tuple[int, Any]:
     """``GET`` (no body) or ``POST`` the JSON ``body`` (or the raw ``data``) as the page does, with
-    the page's ``token``: status and JSON answer."""
+    the page's ``token`` (and an ``origin``, when given): status and JSON answer."""
     if body is not None:
         data = json.dumps(body).encode()
+    headers = {"Content-Type": "application/json", TOKEN_HEADER: token, **({"Origin": origin} if origin else {})}
     request = urllib.request.Request(url.rstrip("/") + path, data=data, method="GET" if data is None else "POST",
-                                     headers={"Content-Type": "application/json", TOKEN_HEADER: token})
+                                     headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
             return answer.status, json.loads(answer.read())
@@ -122,6 +128,10 @@ def test_a_game_waits_between_hands_and_keeps_the_running_score():
     site = Site(opponent="simple", episode="game", ruleset="eaai", seed=3)
     view, hands = site.new_game({}), 0
     while not view["over"]:
+        sheet = view["sheet"]
+        finished = hands + (view["hand_end"] is not None)
+        assert sheet["names"] == ["you", "simple"] and len(sheet["rows"]) == finished and sheet["end"] is None
+        assert sheet["rows"] == [] or sheet["rows"][-1]["totals"] == view["scores"]
         if view["hand_end"] is not None:
             hands += 1
             assert view["table"] is None and view["hand_number"] == hands and view["game_end"] is None
@@ -130,13 +140,157 @@ def test_a_game_waits_between_hands_and_keeps_the_running_score():
         view = site.post(f"/api/games/{view['id']}/move", {"command": decide(view["table"])})
     record = site.games[view["id"]].table.record()
     replayed, me = replay_record(record), record["players"].index("human")
+    game = replayed.game
     assert view["scores"] == [replayed.scores[me], replayed.scores[1 - me]] and max(view["scores"]) >= view["target"]
     assert view["game_end"].startswith("game over") and len(record["hands"]) == hands + 1
+    assert f"final score: you {game.final_scores[me]}, simple {game.final_scores[1 - me]}" in view["game_end"]
+
+    # the score sheet: each hand's points (to its winner only) and the running totals, then the engine's bonuses
+    sheet, mine = view["sheet"], lambda values: [values[me], values[1 - me]]
+    assert [row["hand"] for row in sheet["rows"]] == list(range(1, hands + 2))
+    assert [row["outcome"] for row in sheet["rows"]] == [hand.result.outcome for hand in replayed.hands]
+    for row, hand in zip(sheet["rows"], replayed.hands):
+        won = [hand.result.points if hand.result.winner == seat else 0 for seat in (me, 1 - me)]
+        assert row["points"] == won and row["winner"] == (None if hand.result.winner is None else
+                                                          table_names(me)[hand.result.winner])
+    assert sheet["rows"][-1]["totals"] == view["scores"] == sheet["end"]["points"]
+    assert sheet["end"] == {"winner": table_names(me)[game.winner], "shutout": game.shutout,
+                            "points": mine(game.scores), "hands_won": mine(game.hands_won),
+                            "box_bonus": mine(game.box_bonus), "final": mine(game.final_scores),
+                            "game_bonus": mine([game.game_bonus * (seat == game.winner) for seat in (0, 1)])}
+    assert sheet["end"]["final"] == [sum(column) for column in zip(
+        sheet["end"]["points"], sheet["end"]["box_bonus"], sheet["end"]["game_bonus"])] or game.shutout
+
     site.replays = [record]
     told = site.replay(1, len(record["hands"]))
-    final = f"final score {replayed.game.final_scores[0]} - {replayed.game.final_scores[1]}"  # type: ignore[union-attr]
-    assert told["scores"] == replayed.scores and final in told["game_end"] and final in view["game_end"]
-    assert site.replay(1, 1)["game_end"] is None
+    final = f"final score {game.final_scores[0]} - {game.final_scores[1]}"
+    assert told["scores"] == replayed.scores and final in told["game_end"] and told["target"] == view["target"]
+    assert told["sheet"]["end"]["final"] == list(game.final_scores) and told["sheet"]["names"] == [
+        f"player_{seat} ({spec})" for seat, spec in enumerate(record["players"])]
+    first = site.replay(1, 1)
+    assert first["game_end"] is None and first["sheet"]["end"] is None and len(first["sheet"]["rows"]) == 1
+
+
+def table_names(me: int) -> tuple[str, str]:
+    """The names by seat of a game against ``simple`` where the person sits in seat ``me``."""
+    return ("you", "simple") if me == 0 else ("simple", "you")
+
+
+def test_the_table_counts_the_opponents_cards_and_marks_the_card_drawn_until_the_discard():
+    site = Site(**SERVER)
+    view, draws = site.new_game({}), 0
+    while view["table"] is not None:
+        table = site.games[view["id"]].table
+        assert view["table"]["opp_cards"] == len(table.env.hand.hand_cards(1 - table.me)) == 10
+        command = decide(view["table"])
+        view = site.post(f"/api/games/{view['id']}/move", {"command": command})
+        if command.startswith("d "):
+            assert view["news"][0] == f"you discard {command[2:]}"
+        if view["table"] is None:
+            break
+        drawn = view["table"]["drawn"]
+        if command == "draw":
+            hand = view["table"]["hand"]
+            assert drawn in sum(hand["melds"], hand["deadwood"]) and view["news"] == [f"you drew {drawn}"]
+            with pytest.raises(ValueError, match="not now"):         # a refused move leaves the mark
+                site.post(f"/api/games/{view['id']}/move", {"command": "pass"})
+            assert site.get(f"/api/games/{view['id']}")["table"]["drawn"] == drawn
+            draws += 1
+        else:
+            assert drawn is None
+    assert draws == 3
+
+
+def test_a_hands_end_shows_each_card_once_and_the_deadwood_before_and_after_the_layoffs():
+    env, simple, layoffs = ginenv.raw_env(episode="hand"), make_agent("simple", seed=0), 0
+    for seed in range(40):
+        env.reset(seed=seed)
+        hand = env.hand
+        while not hand.is_over:
+            env.step(simple.act(env.observe(env.agent_selection)))
+        result, hands = hand.result, shown_hands(hand, ("you", "greedy"))
+        for seat, shown in enumerate(hands):
+            assert sorted(sum(shown["melds"], shown["deadwood"] + shown["laid_off"])) == sorted(
+                ginenv.card_text(card) for card in hand.hand_cards(seat))
+            assert len(shown["laid_on"]) == len(shown["melds"])
+        if result.knocker is None:
+            assert [shown["role"] for shown in hands] == [None, None]
+            continue
+        knocker, defender = hands[result.knocker], hands[1 - result.knocker]
+        assert (knocker["role"], defender["role"]) == ("knocker", "defender")
+        assert sorted(sum(knocker["laid_on"], [])) == sorted(defender["laid_off"]) == sorted(
+            ginenv.card_text(card) for card in result.layoffs)
+        assert knocker["points"] == knocker["before"] == result.knocker_deadwood
+        assert defender["points"] == result.defender_deadwood
+        assert defender["before"] == result.defender_deadwood + sum(card_value(card) for card in result.layoffs)
+        layoffs += bool(result.layoffs)
+    assert layoffs >= 5
+
+
+def test_the_hint_gives_each_legal_move_its_probability_and_ppos_move_first():
+    site, ppo = Site(**SERVER), make_agent("ppo")
+    view, positions = site.new_game({}), 0
+    while view["table"] is not None:
+        observation = site.games[view["id"]].table.observation()
+        hint = site.post(f"/api/games/{view['id']}/hint", {})
+        moves, mask = hint["moves"], observation["action_mask"]
+        assert hint["agent"] == "ppo" and [move["action"] for move in moves if mask[move["action"]]] == [
+            move["action"] for move in moves] and len(moves) == int(mask.sum())
+        probabilities = [move["probability"] for move in moves]
+        assert abs(sum(probabilities) - 1) < 1e-5 and probabilities == sorted(probabilities, reverse=True)
+        assert moves[0]["action"] == ppo.act(observation)
+        for move in moves:      # each command plays its move
+            assert resolve(parse_command(move["command"]), ginenv.decode(observation), mask) == move["action"]
+        view = site.post(f"/api/games/{view['id']}/move", {"command": moves[0]["command"]})
+        positions += 1
+    assert positions > 3 and view["hand_end"] is not None
+    with pytest.raises(HttpError, match="not your turn") as refused:
+        site.post(f"/api/games/{view['id']}/hint", {})
+    assert refused.value.status == 409
+
+
+def test_the_hint_reads_the_persons_observation_only():
+    """Deal the opponent ten other cards (from the stock) and let it make the same public move: the
+    person's observation is the same, and so is the hint."""
+    site = Site(**SERVER)
+    view = site.new_game({})
+    table = site.games[view["id"]].table
+    hand, me, other = table.env.hand, table.me, 1 - table.me
+    assert hand.phase == "offer" and hand.current_player == me
+    before, hint = table.observation(), site.post(f"/api/games/{view['id']}/hint", {})
+    stock, theirs = hand.stock[::-1], hand.hand_cards(other)   # the stock top first
+    hands = {me: hand.hand_cards(me), other: stock[:10]}
+    passed = hand.dealer == me                                 # offered the upcard first, the opponent passed
+    table.env.reset(options={"deal": {"dealer": hand.dealer, "hands": [hands[0], hands[1]],
+                                      "upcard": hand.top_discard, "stock": stock[10:] + theirs}})
+    if passed:
+        table.env.step(PASS)
+    assert not set(table.env.hand.hand_cards(other)) & set(theirs)
+    after = table.observation()
+    assert all(np.array_equal(before[key], after[key]) for key in ("observation", "action_mask"))
+    assert site.post(f"/api/games/{view['id']}/hint", {}) == hint
+    assert advice(make_agent("ppo"), after) == hint["moves"]
+
+
+def test_the_hint_is_refused_without_the_token_or_from_another_site(server):
+    _, game = call(server.url, "/api/games", {}, token=server.token)
+    path = f"/api/games/{game['id']}/hint"
+    for token, origin in (("", None), ("guess", None), (server.token, "http://evil.example")):
+        status, answer = call(server.url, path, {}, token=token, origin=origin)
+        assert status == 403 and "ppo" not in json.dumps(answer), (token, origin)
+    assert call(server.url, path)[0] == 404           # a GET: no such page
+    status, hint = call(server.url, path, {}, token=server.token)
+    assert status == 200 and {move["move"] for move in hint["moves"]} == {"take", "pass"}
+
+
+def test_no_hint_is_offered_where_the_ppo_weights_are_not_installed(monkeypatch, tmp_path):
+    monkeypatch.setitem(serve.WEIGHTS, "ppo", tmp_path / "missing.pt")
+    site = Site(**SERVER)
+    view = site.new_game({})
+    assert site.setup()["hint"] is None and "ppo" not in site.opponents
+    with pytest.raises(HttpError, match="not installed") as refused:
+        site.post(f"/api/games/{view['id']}/hint", {})
+    assert refused.value.status == 404
 
 
 def test_replay_steps_show_both_hands_and_end_with_the_recorded_score(replay_file):
@@ -253,50 +407,19 @@ def test_serve_options_are_documented():
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     """Headless Chromium through chromedriver (skips where either is not installed)."""
-    chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and chromedriver):
-        pytest.skip("chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROMIUM_FLAGS + (f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    try:
+        driver = chromium(tmp_path_factory.mktemp("chromium"))
+    except RuntimeError as err:
+        pytest.skip(str(err))
     yield driver
     driver.quit()
 
 
-class Page:
-    """The page in the browser: clicks that wait for the server's answer to be shown."""
-
-    def __init__(self, driver, url: str, answers: int = 3) -> None:
-        """Open ``url`` and wait for its first ``answers`` (the setup, the replay file's first hand
-        and the new game)."""
-        from selenium.webdriver.common.by import By
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        self.driver, self.by, self.wait = driver, By, WebDriverWait(driver, 60)
-        self.answers = 0
-        driver.get(url)
-        self.settle(answers)
-
-    def find(self, css: str):
-        return self.driver.find_element(self.by.CSS_SELECTOR, css)
-
-    def all(self, css: str) -> list:
-        return self.driver.find_elements(self.by.CSS_SELECTOR, css)
-
-    def settle(self, answers: int = 1) -> None:
-        """Wait until ``answers`` more answers of the server are on the page."""
-        self.answers += answers
-        self.wait.until(lambda d: int(d.find_element(self.by.TAG_NAME, "body").get_attribute("data-answers") or 0)
-                        >= self.answers)
-
-    def click(self, css: str, answers: int = 1) -> None:
-        self.find(css).click()
-        self.settle(answers)
+@pytest.fixture
+def desktop(browser):
+    """The browser with a desktop's viewport."""
+    set_viewport(browser, *DESKTOP)
+    return browser
 
 
 def click_scripted_move(page: Page) -> str:
@@ -317,36 +440,80 @@ def click_scripted_move(page: Page) -> str:
     return "d " + card
 
 
-def test_a_scripted_hand_played_by_clicks_shows_the_result(browser, server):
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "390px"])
+def test_a_scripted_hand_played_by_clicks_shows_the_result(browser, server, size):
+    set_viewport(browser, *size)
     expected, last = scripted_hand(Site(**SERVER))
-    page = Page(browser, server.url)
+    page = Page(browser, server.url, answers=3)
     assert page.find("#status").text.startswith("hand 1 (pagat, knock limit 10)")
     commands, news = [], []
     while page.find("#board").is_displayed() and len(commands) < 40:
+        assert page.overflow() == 0                                   # no sideways scrolling, even at 390 px
+        assert page.find("#opponent-count").text == "10 cards" and len(page.all("#opponent-hand .card")) == 10
+        stock = int(page.find("#stock .pile").get_attribute("data-size"))
+        assert page.find("#stock .count").text == str(stock) and len(page.all("#pile .card:not(.empty)")) == 1
         news.append(page.find("#news").text)
+        assert not CARD_TOKEN.findall(news[-1]) and not CARD_TOKEN.findall(page.find("#log").text)  # suit signs
+        drawn = page.all("#hand .card.drawn")
+        if commands and commands[-1] == "draw":          # the card just drawn is marked until the discard
+            assert len(drawn) == 1 and f"you drew {drawn[0].text.replace(chr(10), '')}" in news[-1]
+        else:
+            assert drawn == []
         commands.append(click_scripted_move(page))
         assert page.find("#error").text == ""
     assert commands == expected
-    summary = page.find("#hand-end")
+    assert page.overflow() == 0
+    summary, end = page.find("#hand-end"), last["hand_end"]
     assert summary.is_displayed() and not page.find("#next").is_displayed()
-    assert last["hand_end"]["score"] in summary.text and "simple" in summary.text
-    assert len(summary.find_elements(page.by.CSS_SELECTOR, ".seat")) == 2
+    assert end["score"] in summary.text and "simple" in summary.text and not CARD_TOKEN.findall(summary.text)
+    seats = summary.find_elements(page.by.CSS_SELECTOR, ".seat")
+    assert [seat.find_element(page.by.TAG_NAME, "h3").text.split(" ")[0] for seat in seats] == ["simple", "you"]
     assert len(summary.find_elements(page.by.CSS_SELECTOR, ".card")) == 20
-    assert "simple draws from the stock" in "\n".join(news) and "you drew" in "\n".join(news)
+    laid = [node.get_attribute("data-card") for node in summary.find_elements(page.by.CSS_SELECTOR, ".card.laid")]
+    assert sorted(laid) == sorted(end["result"]["layoffs"])
+    defender = next(hand for hand in end["hands"] if hand["role"] == "defender")
+    assert f"deadwood {defender['before']} \u2192 {defender['points']} after layoffs" in summary.text
+    assert "hand 1" in page.find("#log").text and end["score"] in page.find("#log").text
+    assert not page.find("#sheet-box").is_displayed()                # one hand: no score sheet
 
     from selenium.webdriver.support.ui import Select
 
     opponents = Select(page.find("#opponent"))
     assert [option.get_attribute("value") for option in opponents.options] == server.site.opponents
+    assert opponents.first_selected_option.text.startswith("simple")
     opponents.select_by_value("random")
     page.click("#new")
-    assert page.find("#error").text == "" and page.find("#opponent-info").text.startswith("random holds")
+    assert page.find("#error").text == "" and page.find("#opponent-name").text == "random"
+    assert page.overflow() == 0
 
 
-def test_a_replay_stepped_through_by_clicks(browser, server, replay_file):
+def test_the_hint_is_off_until_switched_on_then_shows_ppos_moves_to_play(browser, server):
+    set_viewport(browser, *PHONE)
+    page = Page(browser, server.url, answers=3)
+    assert not page.find("#hint-on").is_selected() and not page.find("#hint").is_displayed()
+    assert page.find("#hint-toggle").text == "hint: what would ppo do?"
+    hint_on(page)
+    played = 0
+    while page.find("#board").is_displayed():
+        [game] = server.site.games.values()
+        moves = advice(make_agent("ppo"), game.table.observation())
+        buttons = page.all("#hint .hint-move")
+        assert [button.get_attribute("data-command") for button in buttons] == [m["command"] for m in moves[:3]]
+        shown = [float(node.text.rstrip("%")) for node in page.all("#hint .probability")]
+        assert shown == [round(100 * m["probability"], 1) for m in moves[:3]]
+        assert page.overflow() == 0
+        assert follow_hint(page) == moves[0]["command"] and page.find("#error").text == ""
+        played += 1
+    assert played > 3 and page.find("#hand-end").is_displayed() and not page.find("#hint").is_displayed()
+    page.click("#new")
+    page.click_for_hint("#hint-on", answers=0)          # off again
+    assert not page.find("#hint").is_displayed()
+
+
+def test_a_replay_stepped_through_by_clicks(desktop, server, replay_file):
     [record] = read_records(replay_file)
     steps = len(record["hands"][0]["log"]["events"]) + 1
-    page = Page(browser, server.url)
+    page = Page(desktop, server.url, answers=3)
     page.find("#tab-replay").click()
     assert page.find("#replay").is_displayed() and not page.find("#play").is_displayed()
     assert page.find("#step").text == f"step 1 / {steps}" and "deals; the upcard is" in page.find("#move").text
@@ -375,13 +542,13 @@ class Waiting(RandomAgent):
         return super().act(observation)
 
 
-def test_the_page_waits_for_a_slow_opponent_then_shows_its_move(browser, monkeypatch):
+def test_the_page_waits_for_a_slow_opponent_then_shows_its_move(desktop, monkeypatch):
     monkeypatch.setitem(REGISTRY, "waiting", Waiting)
     Waiting.go.clear()
     running = make_server(port=0, opponent="waiting", episode="hand", seed=1, decision_timeout=0.3)  # agent first
     threading.Thread(target=running.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
-        page = Page(browser, running.url, answers=1)  # the setup; the new game waits for the agent
+        page = Page(desktop, running.url, answers=1)  # the setup; the new game waits for the agent
         page.wait.until(lambda d: "still thinking" in page.find("#error").text)
         Waiting.go.set()
         page.settle()

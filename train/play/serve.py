@@ -13,6 +13,8 @@ API (JSON in and out; an error is ``{"error": message}`` with its status):
 * ``GET /api/games/ID`` — the game as the person sees it (:func:`table_view`).
 * ``POST /api/games/ID/move`` ``{"command": "d 7H"}`` — the person's move, then the agent's.
 * ``POST /api/games/ID/next`` — the next hand, after a hand's summary.
+* ``POST /api/games/ID/hint`` — what :data:`HINT_AGENT` would do in the person's position, with the
+  probability of each legal move (:func:`advice`, from the person's own observation only).
 * ``GET /api/replay/G/H`` — hand H of game G of the replay file (both from 1), step by step.
 
 Only this machine's page may use it (:class:`Handler`): the Host header must name the server
@@ -47,14 +49,16 @@ import agents
 import ginenv
 from agents import make_agent
 from ginenv.envs.aec import EPISODES
-from ginenv.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, PASS, TAKE_DISCARD
-from ginenv.game.cards import CARD_TEXTS
+from ginenv.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from ginenv.game.cards import CARD_TEXTS, NUM_CARDS, card_value
 from ginenv.game.encoding import ObservationView
 from ginenv.game.hand import HandState
+from ginenv.game.match import GameResult
 from ginenv.game.melds import deadwood, mask_best_melds, mask_of, meld_sort_key, ordered_cards
+from ginenv.game.result import HandResult
 from ginenv.game.rules import PRESETS
 from train.play.replay import game_text, hand_text, move_text, player_names, read_records, replay_record, rescore
-from train.play.terminal import Table, knock_options, parse_command, resolve
+from train.play.terminal import Table, game_end_text, knock_options, parse_command, resolve
 
 WEB = Path(__file__).with_name("web")
 PAGES = {"/": ("index.html", "text/html"), "/app.js": ("app.js", "text/javascript"),
@@ -77,6 +81,12 @@ SHIPPED = ("random", "simple", "greedy", "montecarlo", "ppo", "selfplay")
 """The agents the page offers besides the server's ``opponent``."""
 WEIGHTS = {name: Path(agents.__file__).with_name("weights") / f"{name}.pt" for name in ("ppo", "selfplay")}
 """The weights files a shipped neural agent needs: it is offered only where its file is there."""
+HINT_AGENT = "ppo"
+"""The agent whose choices the page's hint shows (offered where it is one of the shipped opponents)."""
+MOVE_WORDS = {DRAW_STOCK: "draw", TAKE_DISCARD: "take", PASS: "pass", BIG_GIN: "big gin"}
+"""The moves that name no card of the person's hand: the word that is also their command."""
+FIRST_PERSON = {"takes": "take", "passes": "pass", "goes": "go", "knocks,": "knock,", "discards": "discard"}
+"""The verbs of :func:`train.play.replay.move_text` as the person's own (:func:`your_move`)."""
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
@@ -136,6 +146,11 @@ def grouped(cards: Sequence[int]) -> dict[str, Any]:
             "deadwood": texts(ordered_cards(dead)), "points": deadwood(cards)}
 
 
+def shown(cards: Iterable[int]) -> list[str]:
+    """Cards in display order (by rank, then suit) as texts."""
+    return texts(ordered_cards(mask_of(cards)))
+
+
 def choices(view: ObservationView, mask: np.ndarray) -> dict[str, Any]:
     """The person's legal moves, read from the action mask: flags for take, draw, pass, gin
     and big gin, the cards that may be discarded, and ``knock``: ``{card: deadwood left}``.
@@ -153,38 +168,155 @@ def choices(view: ObservationView, mask: np.ndarray) -> dict[str, Any]:
 
 
 def seat_view(view: ObservationView, mask: np.ndarray) -> dict[str, Any]:
-    """The table from the person's seat only: their hand, the pile, the stock, what the
-    opponent took from the pile or passed over, and the legal moves."""
+    """The table from the person's seat only: their hand, the pile, the stock, how many cards the
+    opponent holds and which of them it took from the pile, what it passed over, and the legal moves."""
+    pile = len(view.pile_rest) + (view.top_discard is not None)
     return {"phase": view.phase, "your_turn": bool(mask.any()), "you_deal": view.is_dealer,
             "knock_limit": view.knock_limit, "hand": grouped(view.hand),
             "top": CARD_TEXTS[view.top_discard] if view.top_discard is not None else None,
             "pile_under": len(view.pile_rest), "stock": view.stock_size,
+            "opp_cards": NUM_CARDS - len(view.hand) - view.stock_size - pile,
             "opp_picked": texts(view.opp_picked), "opp_declined": texts(view.opp_declined),
             "no_discard": CARD_TEXTS[view.no_discard] if view.no_discard is not None else None,
             "choices": choices(view, mask)}
 
 
 def hand_end_view(hand: HandState, names: Sequence[str]) -> dict[str, Any]:
-    """A finished hand: both hands in melds, the result (melds shown, layoffs, deadwood) and
-    the score line of :func:`train.play.replay.hand_text`."""
-    return {"hands": [{"name": names[seat], **grouped(hand.hand_cards(seat))} for seat in (0, 1)],
-            "result": hand.result.to_dict(names),  # type: ignore[union-attr]
+    """A finished hand: both hands as they were shown (:func:`shown_hands`), the result and the
+    score line of :func:`train.play.replay.hand_text`."""
+    return {"hands": shown_hands(hand, names), "result": hand.result.to_dict(names),  # type: ignore[union-attr]
             "score": hand_text(hand, names).rsplit("\n", 1)[-1]}
 
 
-def table_view(table: Table, news: Sequence[str]) -> dict[str, Any]:
-    """What the page shows of a game: ``table`` (the person's seat) while a hand is on,
-    ``hand_end`` between hands, ``game_end`` (text) when a game reached its target;
-    ``news`` is what happened since the person's last move."""
+def shown_hands(hand: HandState, names: Sequence[str]) -> list[dict[str, Any]]:
+    """Both hands of a finished hand, by seat: ``melds``, ``deadwood`` (cards), ``points`` (the
+    deadwood after any layoffs), ``before`` (before them), ``role`` (``"knocker"``, ``"defender"``,
+    or None when nobody knocked), ``laid_on`` (for each meld, the cards the defender laid off onto it)
+    and ``laid_off`` (the defender's layoffs).  After a knock the melds are the ones shown at the table
+    (the result's, which ``layoff_targets`` index); else each hand's best melds.
+
+    >>> hand = HandState.random(np.random.default_rng(5))
+    >>> while not hand.is_over:
+    ...     hand.apply_action(hand.legal_actions()[-1])
+    >>> knocker, defender = shown_hands(hand, ("you", "greedy"))
+    >>> knocker["laid_on"], defender["laid_off"], defender["before"], defender["points"]
+    ([['4H'], []], ['4H'], 68, 64)
+    """
+    result: HandResult = hand.result  # type: ignore[assignment]
+    hands = [{"name": names[seat], "role": None, **grouped(hand.hand_cards(seat)), "laid_off": []} for seat in (0, 1)]
+    for entry in hands:
+        entry.update(before=entry["points"], laid_on=[[] for _ in entry["melds"]])
+    if result.knocker is None:
+        return hands
+    laid_on: list[list[str]] = [[] for _ in result.knocker_melds]
+    for card, meld in result.layoff_targets:
+        if meld is not None:
+            laid_on[meld].append(CARD_TEXTS[card])
+    knocker, defender = result.knocker, 1 - result.knocker
+    hands[knocker].update(role="knocker", melds=[shown(m) for m in result.knocker_melds], laid_on=laid_on,
+                          deadwood=shown(result.knocker_deadwood_cards), points=result.knocker_deadwood,
+                          before=result.knocker_deadwood)
+    hands[defender].update(role="defender", melds=[shown(m) for m in result.defender_melds],
+                           laid_on=[[] for _ in result.defender_melds], laid_off=shown(result.layoffs),
+                           deadwood=shown(result.defender_deadwood_cards), points=result.defender_deadwood,
+                           before=result.defender_deadwood + sum(map(card_value, result.layoffs)))
+    return hands
+
+
+def score_sheet(results: Sequence[HandResult], game: Optional[GameResult], names: Sequence[str],
+                order: Sequence[int] = (0, 1)) -> dict[str, Any]:
+    """The score sheet of a game, a column for each seat of ``order``: each hand's outcome, winner and
+    points with the running totals and, once the game is over (``game``), the engine's points, boxes
+    (hands won and box bonus), game bonus and final scores.
+
+    >>> from ginenv.game.match import game_result
+    >>> from ginenv.game.rules import Ruleset
+    >>> results = [HandResult("knock", knocker=1, winner=1, points=60), HandResult("gin", knocker=1, winner=1,
+    ...            points=45)]
+    >>> sheet = score_sheet(results, game_result(Ruleset(), [0, 105], [0, 2]), ("A", "B"), order=(1, 0))
+    >>> sheet["names"], sheet["rows"][1]["points"], sheet["rows"][1]["totals"], sheet["end"]["final"]
+    (['B', 'A'], [45, 0], [105, 0], [345, 0])
+    """
+    def by_column(values: Sequence[int]) -> list[int]:
+        return [int(values[seat]) for seat in order]
+    rows = [{"hand": number, "outcome": result.outcome, "doubled": result.doubled,
+             "winner": None if result.winner is None else names[result.winner],
+             "points": by_column(rescore([result])), "totals": by_column(rescore(results[:number]))}
+            for number, result in enumerate(results, 1)]
+    end = None if game is None else {
+        "winner": names[game.winner], "shutout": game.shutout, "points": by_column(game.scores),
+        "hands_won": by_column(game.hands_won), "box_bonus": by_column(game.box_bonus),
+        "game_bonus": by_column([game.game_bonus if seat == game.winner else 0 for seat in (0, 1)]),
+        "final": by_column(game.final_scores)}
+    return {"names": [names[seat] for seat in order], "rows": rows, "end": end}
+
+
+def table_view(table: Table, news: Sequence[str], drawn: Optional[str] = None) -> dict[str, Any]:
+    """What the page shows of a game: ``table`` (the person's seat, with ``drawn``: the card they
+    just drew or took, until they discard) while a hand is on, ``hand_end`` between hands, ``sheet``
+    (:func:`score_sheet`, the person's column first), ``game_end`` (text) when a game reached its
+    target; ``news`` is what happened since the person's last move."""
     observation = table.observation()
     view, me, scores = ginenv.decode(observation), table.me, table.scores
     return {
         "opponent": table.names[1 - me], "ruleset": view.ruleset.name, "episode": table.env.episode,
         "hand_number": len(table.finished) + (0 if table.between_hands else 1), "news": list(news),
         "scores": [scores[me], scores[1 - me]], "target": table.env.ruleset.target, "over": table.over,
-        "table": None if table.between_hands else seat_view(view, observation["action_mask"]),
+        "table": None if table.between_hands else {**seat_view(view, observation["action_mask"]), "drawn": drawn},
         "hand_end": hand_end_view(table.finished[-1][0], table.names) if table.between_hands else None,
-        "game_end": game_text(table.game, table.names) if table.game is not None else None}
+        "sheet": score_sheet([hand.result for hand, _ in table.finished], table.game,  # type: ignore[misc]
+                             table.names, (me, 1 - me)),
+        "game_end": game_end_text(table.game, table.names) if table.game is not None else None}
+
+
+def your_move(action: int, top: Optional[int]) -> list[str]:
+    """The person's move for the page's log, in the first person; none for a draw from the stock
+    (the table says which card was drawn).
+
+    >>> your_move(DISCARD_BASE + 6, 20), your_move(PASS, 20), your_move(DRAW_STOCK, 20)
+    (['you discard 7C'], ['you pass on the upcard 8D'], [])
+    """
+    if action == DRAW_STOCK:
+        return []
+    verb, rest = move_text(action, top).split(" ", 1)
+    return [f"you {FIRST_PERSON[verb]} {rest}"]
+
+
+def move_parts(action: int, view: ObservationView, knocks: dict[int, int]) -> dict[str, Any]:
+    """A legal action of the person as the page shows and plays it: ``move`` (draw, take, pass,
+    discard, knock, gin or big gin), the ``card`` it names (the pile's top for take, else the card
+    discarded), ``left`` (the deadwood a knock leaves; ``knocks`` is :func:`knock_options`) and the
+    terminal ``command`` that makes it."""
+    if action in MOVE_WORDS:
+        top = CARD_TEXTS[view.top_discard] if action == TAKE_DISCARD and view.top_discard is not None else None
+        return {"move": MOVE_WORDS[action], "card": top, "left": None, "command": MOVE_WORDS[action]}
+    if action >= KNOCK_BASE:
+        card = action - KNOCK_BASE
+        return {"move": "gin" if knocks[card] == 0 else "knock", "card": CARD_TEXTS[card], "left": knocks[card],
+                "command": f"k {CARD_TEXTS[card]}"}
+    card = action - DISCARD_BASE
+    return {"move": "discard", "card": CARD_TEXTS[card], "left": None, "command": f"d {CARD_TEXTS[card]}"}
+
+
+def advice(agent: Any, observation: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """What the neural ``agent`` (an :class:`agents.neural.policy.NeuralAgent`) would do in the
+    position of ``observation``: every legal move (:func:`move_parts`) with the probability its
+    policy gives it, the most likely first (the move it plays; the lower id first on a tie).  It
+    reads the observation only, the seat's own view, so it cannot tell the opponent's hidden cards.
+
+    >>> env = ginenv.raw_env(); env.reset(seed=0)
+    >>> moves = advice(make_agent("ppo"), env.observe(env.agent_selection))
+    >>> sorted(move["move"] for move in moves), round(sum(move["probability"] for move in moves), 6)
+    (['pass', 'take'], 1.0)
+    """
+    mask = observation["action_mask"] > 0
+    dist = agent.distribution(np.asarray(observation["observation"])[None], mask[None])
+    probabilities = dist.log_probs_all.exp()[0]
+    view = ginenv.decode(observation)
+    knocks = knock_options(view, observation["action_mask"])
+    legal = sorted(np.flatnonzero(mask).tolist(), key=lambda action: (-float(probabilities[action]), action))
+    return [{"action": action, **move_parts(action, view, knocks), "probability": float(probabilities[action])}
+            for action in legal]
 
 
 def replay_steps(log: dict[str, Any], names: Sequence[str]) -> Iterator[dict[str, Any]]:
@@ -203,17 +335,20 @@ def _snapshot(state: HandState, names: Sequence[str], text: str) -> dict[str, An
     to_act = state.current_player
     return {"text": text, "hands": [grouped(state.hand_cards(seat)) for seat in (0, 1)],
             "top": CARD_TEXTS[state.top_discard] if state.top_discard is not None else None,
-            "stock": len(state.stock), "to_act": names[to_act] if to_act is not None else None,
+            "pile_under": max(len(state.pile) - 1, 0), "stock": len(state.stock),
+            "to_act": names[to_act] if to_act is not None else None,
             "hand_end": hand_end_view(state, names) if state.is_over else None}
 
 
 def replay_hand(record: dict[str, Any], number: int) -> dict[str, Any]:
-    """Hand ``number`` (from 1) of a game record: its steps, the running score after it
-    and, on the game's last hand, the game's end (text, when it reached the target)."""
+    """Hand ``number`` (from 1) of a game record: its steps, the running score and score sheet
+    after it, the game's target and, on the game's last hand, the game's end (text, when it reached the target)."""
     names, replayed = player_names(record["players"]), replay_record(record)
     last = number == len(record["hands"])
+    results: list[HandResult] = [hand.result for hand in replayed.hands[:number]]  # type: ignore[misc]
     return {"names": list(names), "steps": list(replay_steps(record["hands"][number - 1]["log"], names)),
-            "scores": rescore([hand.result for hand in replayed.hands[:number]]),  # type: ignore[misc]
+            "scores": rescore(results), "sheet": score_sheet(results, replayed.game if last else None, names),
+            "target": replayed.hands[0].ruleset.target,
             "game_end": game_text(replayed.game, names) if last and replayed.game is not None else None}
 
 
@@ -224,11 +359,12 @@ def shipped_opponents() -> list[str]:
 
 class Game:
     """A game of the page: its table (None until it is dealt), what happened at its last move,
-    and the lock its moves hold."""
+    the card the person just drew (until they discard) and the lock its moves hold."""
 
     def __init__(self) -> None:
         self.table: Optional[Table] = None
         self.news: list[str] = []
+        self.drawn: Optional[str] = None
         self.lock = threading.Lock()
 
 
@@ -242,6 +378,10 @@ class Site:
         self.defaults = {"opponent": opponent, "ruleset": ruleset, "episode": episode}
         self.opponents = list(dict.fromkeys([opponent, *shipped_opponents()]))
         """The opponents a new game may have: the server's ``opponent`` and the shipped agents."""
+        self.hint_agent = HINT_AGENT if HINT_AGENT in shipped_opponents() else None
+        """The agent of the hint (:meth:`hint`); None where its weights are not installed."""
+        self._adviser: Optional[Any] = None
+        self._adviser_lock = threading.Lock()
         self.seed = seed
         self.decision_timeout = decision_timeout
         self.replay_file = replay
@@ -272,6 +412,8 @@ class Site:
             return self.new_game(body)
         if len(parts) == 3 and parts[0] == "games" and parts[2] in ("move", "next"):
             return self.play(parts[1], _text(body, "command") if parts[2] == "move" else None)
+        if len(parts) == 3 and parts[0] == "games" and parts[2] == "hint":
+            return self.hint(parts[1])
         raise HttpError(HTTPStatus.NOT_FOUND, f"no such page: POST {path}")
 
     def setup(self) -> dict[str, Any]:
@@ -279,7 +421,7 @@ class Site:
         games = [{"players": list(player_names(r["players"])), "episode": r["episode"], "ruleset": r["ruleset"]["name"],
                   "hands": len(r["hands"])} for r in self.replays]
         return {"defaults": self.defaults, "opponents": self.opponents, "rulesets": sorted(PRESETS),
-                "episodes": list(EPISODES),
+                "episodes": list(EPISODES), "hint": self.hint_agent,
                 "replay": {"file": Path(self.replay_file).name, "games": games} if self.replay_file else None}
 
     def new_game(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -322,15 +464,43 @@ class Site:
         game = self._game(game_id)
 
         def move() -> dict[str, Any]:
-            table = _dealt(game)
+            table, mine, drawn = _dealt(game), [], None
             if command is None:
                 table.next_hand()
             else:
                 observation = table.observation()
-                table.move(resolve(parse_command(command), ginenv.decode(observation), observation["action_mask"]))
-            game.news = table.take_news()
+                view = ginenv.decode(observation)
+                action = resolve(parse_command(command), view, observation["action_mask"])
+                table.move(action)
+                mine = your_move(action, view.top_discard)
+                if action in (DRAW_STOCK, TAKE_DISCARD) and not table.between_hands:
+                    [card] = set(ginenv.decode(table.observation()).hand) - set(view.hand)
+                    drawn = CARD_TEXTS[card]
+            game.news, game.drawn = mine + table.take_news(), drawn
             return self._view(game_id, game)
         return self._in_turn(game_id, game, move)
+
+    def hint(self, game_id: str) -> dict[str, Any]:
+        """What :attr:`hint_agent` would do in the person's position in game ``game_id``:
+        ``{"agent": name, "moves": advice}`` (:func:`advice`, from the person's observation only);
+        a 409 when it is not their turn, a 404 where the agent is not installed."""
+        if self.hint_agent is None:
+            raise HttpError(HTTPStatus.NOT_FOUND, f"no hint: the {HINT_AGENT} agent's weights are not installed")
+        game = self._game(game_id)
+
+        def advise() -> dict[str, Any]:
+            observation = _dealt(game).observation()
+            if not observation["action_mask"].any():
+                raise HttpError(HTTPStatus.CONFLICT, "no hint now: it is not your turn")
+            return {"agent": self.hint_agent, "moves": advice(self._hint_player(), observation)}
+        return self._in_turn(game_id, game, advise)
+
+    def _hint_player(self) -> Any:
+        """The hint's agent, made on the first hint (loading its network takes a moment)."""
+        with self._adviser_lock:
+            if self._adviser is None:
+                self._adviser = make_agent(self.hint_agent)  # type: ignore[arg-type]
+            return self._adviser
 
     def replay(self, game: int, hand: int) -> dict[str, Any]:
         """Hand ``hand`` of game ``game`` of the replay file (both from 1)."""
@@ -376,7 +546,7 @@ class Site:
             return self.games[game_id]
 
     def _view(self, game_id: str, game: Game) -> dict[str, Any]:
-        return {"id": game_id, **table_view(_dealt(game), game.news)}
+        return {"id": game_id, **table_view(_dealt(game), game.news, game.drawn)}
 
 
 def _dealt(game: Game) -> Table:
