@@ -7,7 +7,8 @@ budget, each scored against ``simple`` on the same deals (a script, not a test).
 Rows run one after another, each as ``ginrummy train configs/selfplay.yaml --set ...`` with
 ``ppo.total_steps`` = ``--decisions`` (the learning-rate schedule is scaled with it). The script
 resumes: a finished row is skipped, an unfinished one goes on with ``--resume``, and
-``--minutes`` stops the whole session cleanly (rerun the same command to go on). Each finished row
+``--minutes`` stops the whole session cleanly, as do Ctrl-C and SIGTERM (rerun the same command
+to go on; a second session on the same ``--out`` is refused). Each finished row
 is then scored with ``evaluate(final.pt, "simple", games=--games, seed=--seed)`` (games to 100,
 mirrored pairs); the run's own ``eval.jsonl`` (its evaluations every 75 updates) is its learning
 curve. The table (with each row's command) is written to ``OUT/ablation.md`` and printed, the
@@ -16,11 +17,13 @@ curves to ``OUT/ablation.png``.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 import yaml
 
@@ -45,8 +48,12 @@ EVAL = ["eval.every=75", "eval.games=40"]
 """The rows' own evaluations (their learning curves)."""
 
 
-def run_row(name: str, overrides: list[str], out: Path, decisions: int, deadline: float) -> bool:
-    """Train (or resume) one row until it is finished or the deadline passes; True when finished."""
+STOP_SIGNALS = ("SIGINT", "SIGTERM")
+
+
+def run_row(name: str, overrides: list[str], out: Path, decisions: int, deadline: float) -> dict:
+    """Train (or resume) one row until it is finished, the deadline passes or a signal stops it;
+    returns its ``summary.json`` (``finished``, ``stopped_by``)."""
     from train.training.config import load_config
     from train.training.ppo import train
 
@@ -54,14 +61,27 @@ def run_row(name: str, overrides: list[str], out: Path, decisions: int, deadline
     minutes = max(0.1, (deadline - time.monotonic()) / 60)
     summary = run_dir / "summary.json"
     if summary.is_file() and json.loads(summary.read_text())["finished"]:
-        return True
+        return json.loads(summary.read_text())
     if (run_dir / "config.yaml").is_file():
         train(None, resume=run_dir, progress_bar=False, time_limit=minutes)
     else:
         settings = [f"name={name}", f"ppo.total_steps={decisions}", *EVAL, *overrides]
         train(load_config(ROOT / "configs" / "selfplay.yaml", settings), out=out, progress_bar=False,
               time_limit=minutes)
-    return json.loads(summary.read_text())["finished"]
+    return json.loads(summary.read_text())
+
+
+@contextmanager
+def only_session(out: Path) -> Iterator[None]:
+    """Hold ``OUT/.lock`` for the session: a second session on the same folder (which would train
+    the same row from two processes) is refused with a message."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SystemExit(f"{out} is in use by another selfplay_ablation.py session; stop that one first") from None
+        yield
 
 
 def score(run_dir: Path, games: int, seed: int) -> Optional[dict]:
@@ -144,11 +164,15 @@ def main(argv: Optional[Sequence[str]] = None) -> str:
     args = parser.parse_args(argv)
     deadline = time.monotonic() + 60 * args.minutes
     if not args.table:
-        for name in args.rows:
-            if time.monotonic() >= deadline:
-                break
-            if run_row(name, ROWS[name][1], args.out, args.decisions, deadline):
-                score(args.out / name, args.games, args.seed)
+        with only_session(args.out):
+            for name in args.rows:
+                if time.monotonic() >= deadline:
+                    break
+                summary = run_row(name, ROWS[name][1], args.out, args.decisions, deadline)
+                if summary["finished"]:
+                    score(args.out / name, args.games, args.seed)
+                elif summary["stopped_by"] in STOP_SIGNALS:  # Ctrl-C or kill stops the whole session
+                    break
     text = table(args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "ablation.md").write_text(text + "\n")

@@ -8,6 +8,8 @@ Sub-commands:
 * ``tournament`` — a round robin with Bradley–Terry ratings on the Elo scale, saved as
   JSON, CSV and PNG (:mod:`train.evaluation.tournament`).
 * ``train`` — self-play PPO from a YAML config (:mod:`train.training.ppo`), or ``--resume`` a run.
+* ``exploit`` — a best response trained against a frozen agent: its win rate over time
+  (:mod:`train.training.exploit`).
 * ``curves`` — a run's TensorBoard scalars as ``curves.csv`` and ``curves.png`` (:mod:`train.training.curves`).
 * ``play`` — a person against an agent in the terminal (:mod:`train.play.terminal`).
 * ``replay`` — recorded games told step by step (:mod:`train.play.replay`).
@@ -201,6 +203,39 @@ def _build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--list-keys", action="store_true", help="print every config key with its meaning and exit")
     tr.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
+    ex = sub.add_parser(
+        "exploit", help="train a best response against a frozen agent and report how much it wins",
+        description="Exploitability of an agent: train a fresh PPO learner whose only opponent is AGENT (fixed in "
+                    "the other seat) for --minutes, evaluating it against AGENT every --eval-every updates "
+                    "(games to the target, mirrored pairs, 95% intervals), then score the final exploiter over "
+                    "--final-games games on fresh deals. Prints the win rate over time; the run (checkpoints, "
+                    "TensorBoard, curves) is in OUT/NAME and the report in OUT/NAME/exploit.json.")
+    ex.add_argument("agent", metavar="AGENT", help="the agent to exploit: " + AGENT_HELP)
+    ex.add_argument("--minutes", type=_positive_float, default=60.0, metavar="M",
+                    help="training time of the exploiter (default 60)")
+    ex.add_argument("--ruleset", choices=sorted(PRESETS), default="pagat", help="rules preset (default pagat)")
+    ex.add_argument("--games", type=_positive_int, default=100, metavar="N",
+                    help="games of each evaluation during training (default 100)")
+    ex.add_argument("--episode", choices=EPISODES, default="game",
+                    help="what one game of the evaluations is: a whole game to the target, or a single hand "
+                         "(default game)")
+    ex.add_argument("--eval-every", type=_positive_int, default=25, metavar="U",
+                    help="updates between evaluations (default 25)")
+    ex.add_argument("--final-games", type=_positive_int, default=400, metavar="N",
+                    help="games of the final exploiter's score (default 400)")
+    ex.add_argument("--seed", type=_non_negative_int, default=0, metavar="S", help="seed of the run and the scores")
+    ex.add_argument("--out", metavar="DIR", default="runs", help="folder of runs (default ./runs)")
+    ex.add_argument("--name", metavar="NAME", default=None, help="run name (default exploit_AGENT)")
+    ex.add_argument("--config", metavar="YAML", default=None,
+                    help="base config of the learner (default: the trainer's defaults, privileged critic, deadwood "
+                         "shaping); the league, evaluation and budget are set by this command")
+    ex.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], dest="overrides",
+                    help="override a config key, e.g. --set init=agents/weights/ppo.pt (repeatable)")
+    ex.add_argument("--workers", type=_positive_int, default=None, metavar="K",
+                    help="processes of the final score (default: all CPU cores)")
+    ex.add_argument("--json", metavar="PATH", default=None, help="also write the report to this JSON file")
+    ex.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+
     cu = sub.add_parser("curves", help="export a run's learning curves to CSV and PNG",
                         description="Read RUN_DIR/tb and write RUN_DIR/curves.csv (one row per update, one column "
                                     "per TensorBoard tag) and RUN_DIR/curves.png (evaluation win rates with "
@@ -286,6 +321,21 @@ def _run_serve(args: argparse.Namespace) -> int:
 
     serve(args.host, args.port, opponent=args.opponent, ruleset=args.ruleset, episode=args.episode, seed=args.seed,
           replay=args.replay, decision_timeout=args.decision_timeout)
+    return 0
+
+
+def _run_exploit(args: argparse.Namespace) -> int:
+    from train.training.exploit import exploit, format_report
+
+    if args.json:
+        _check_writable_file(args.json, "--json")
+    report = exploit(args.agent, minutes=args.minutes, ruleset=args.ruleset, seed=args.seed, games=args.games,
+                     eval_every=args.eval_every, final_games=args.final_games, out=Path(args.out), name=args.name,
+                     config=args.config, overrides=args.overrides, workers=args.workers, episode=args.episode,
+                     progress_bar=not args.no_progress)
+    print(format_report(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1), encoding="utf-8")
     return 0
 
 
@@ -384,7 +434,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"  {outcome:10s} {count:7d}  {count / report['hands']:6.1%}")
         print(f"  {report['decisions']} decisions, {report['decisions_per_s']:,.0f} decisions/s")
         return 0
-    commands = {"eval": _run_eval, "tournament": _run_tournament, "train": _run_train, "curves": _run_curves,
+    commands = {"eval": _run_eval, "tournament": _run_tournament, "train": _run_train, "exploit": _run_exploit,
+                "curves": _run_curves,
                 "play": _run_play, "replay": _run_replay, "serve": _run_serve}
     try:
         return commands[args.command](args)

@@ -21,9 +21,9 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 from train.evaluation.ratings import ELO_TAG, LADDER_ELO  # noqa: E402
 
 
-def read_scalars(run_dir: Path) -> dict[str, dict[int, float]]:
+def read_scalars(run_dir: Path, wall_time: bool = False) -> dict[str, dict[int, float]]:
     """``tag -> {step: value}`` from the run's ``tb`` folder (the last value wins on a step
-    written twice, as after a resume)."""
+    written twice, as after a resume); ``wall_time``: the UNIX time each value was written instead."""
     folder = Path(run_dir) / "tb"
     if not folder.is_dir():
         raise ValueError(f"no TensorBoard folder at {str(folder)!r}")
@@ -34,7 +34,7 @@ def read_scalars(run_dir: Path) -> dict[str, dict[int, float]]:
         for tag in accumulator.Tags()["scalars"]:
             series = scalars.setdefault(tag, {})
             for event in accumulator.Scalars(tag):
-                series[event.step] = event.value
+                series[event.step] = event.wall_time if wall_time else event.value
     return scalars
 
 
