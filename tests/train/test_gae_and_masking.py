@@ -99,7 +99,8 @@ def test_masked_sampling_never_draws_an_illegal_action(rows, seed):
         picks = dist.sample(generator)
         assert mask[torch.arange(len(rows)), picks].all()
     assert mask[torch.arange(len(rows)), dist.mode()].all()
-    probs = dist.log_probs_all.exp()
+    probs = dist.probs
+    torch.testing.assert_close(probs, dist.log_probs_all.exp())
     assert torch.allclose(probs.sum(-1), torch.ones(len(rows)))
     assert (probs[~mask] == 0).all()
     legal = [torch.softmax(logits[i][mask[i]], 0) for i in range(len(rows))]

@@ -311,7 +311,7 @@ def advice(agent: Any, observation: dict[str, np.ndarray]) -> list[dict[str, Any
     """
     mask = observation["action_mask"] > 0
     dist = agent.distribution(np.asarray(observation["observation"])[None], mask[None])
-    probabilities = dist.log_probs_all.exp()[0]
+    probabilities = dist.probs[0]
     view = ginenv.decode(observation)
     knocks = knock_options(view, observation["action_mask"])
     legal = sorted(np.flatnonzero(mask).tolist(), key=lambda action: (-float(probabilities[action]), action))
