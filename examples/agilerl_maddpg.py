@@ -4,7 +4,7 @@ Shows: AgileRL's multi-agent path as it is meant to be used — a PettingZoo ``P
 AgileRL's ``AsyncPettingZooVecEnv``, one ``MADDPG`` agent (an actor per seat, centralised
 critics) and ``train_multi_agent_off_policy`` (a population of one, no evolution).  AgileRL
 reads the legal actions from ``info["action_mask"]`` (which ginenv puts in every info) and
-refuses observations that hold a mask, so :class:`VectorObservation` hands it the observation
+refuses observations that hold a mask, so ``observation="vector"`` hands it the observation
 vector alone.  The parallel env is turn-based: the waiting seat's action is ignored and its
 mask is all zero, so its transitions carry no decision (AgileRL still stores them).  Rewards
 are ``win_loss``.  ``player_0``'s actor is then played against ``random`` (in either seat).
@@ -20,7 +20,6 @@ Run (about a minute)::
 from __future__ import annotations
 
 import argparse
-from typing import Any, Optional
 
 import numpy as np
 from agilerl.algorithms import MADDPG
@@ -28,29 +27,12 @@ from agilerl.components.replay_buffer import ReplayBuffer
 from agilerl.training.train_multi_agent_off_policy import train_multi_agent_off_policy
 from agilerl.vector.pz_async_vec_env import AsyncPettingZooVecEnv
 from common import report
-from gymnasium import spaces
-from pettingzoo.utils import BaseParallelWrapper
 
 from ginenv import gin_rummy_v1
 
 
-class VectorObservation(BaseParallelWrapper):
-    """``parallel_env`` with each observation dict replaced by its ``"observation"`` vector."""
-
-    def observation_space(self, agent: str) -> spaces.Box:
-        return self.env.observation_space(agent)["observation"]
-
-    def reset(self, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[dict, dict]:
-        observations, infos = self.env.reset(seed=seed, options=options)
-        return {a: obs["observation"] for a, obs in observations.items()}, infos
-
-    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        observations, *rest = self.env.step(actions)
-        return ({a: obs["observation"] for a, obs in observations.items()}, *rest)  # type: ignore[return-value]
-
-
-def make_env() -> VectorObservation:
-    return VectorObservation(gin_rummy_v1.parallel_env(info_lists=False, reward_mode="win_loss"))
+def make_env() -> gin_rummy_v1.parallel_env:
+    return gin_rummy_v1.parallel_env(observation="vector", info_lists=False, reward_mode="win_loss")
 
 
 def main() -> None:

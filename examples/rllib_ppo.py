@@ -1,11 +1,12 @@
 """RLlib PPO (new API stack) with action masking, self-play on the PettingZoo AEC env.
 
-Shows: ``gin_rummy_v1.env(illegal_action="terminate")`` wrapped in RLlib's
+Shows: RLlib's PettingZoo parameter-sharing recipe with its action-masking module:
+``gin_rummy_v1.env(observation="rllib", illegal_action="terminate")`` wrapped in RLlib's
 ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``, both seats mapped to one shared
 policy, and RLlib's ``ActionMaskingTorchRLModule`` (from RLlib's examples) masking the logits.
-That module wants the observation under ``"observations"`` (ginenv's is ``"observation"``),
-so :class:`RLlibKeys` renames the key.  ``illegal_action="terminate"`` lets RLlib's env check,
-which steps unmasked random actions, pass.  Rewards are ``win_loss`` (+1/-1 a hand).  The
+``observation="rllib"`` gives the ``{"observations", "action_mask"}`` dict that module reads;
+``illegal_action="terminate"`` lets RLlib's env check, which steps unmasked random actions,
+pass.  Rewards are ``win_loss`` (+1/-1 a hand).  The
 trained module then plays ``random``.  Training stops after ``--steps`` environment steps: the
 two seats' summed return is always 0 (zero-sum), so a stop reward on it would end at once.
 
@@ -27,8 +28,6 @@ import numpy as np
 import ray
 import torch
 from common import report
-from gymnasium import spaces
-from pettingzoo.utils import BaseWrapper
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -43,20 +42,8 @@ from ginenv import gin_rummy_v1
 POLICY = "shared"
 
 
-class RLlibKeys(BaseWrapper):
-    """The AEC env with its observation dict's ``"observation"`` key named ``"observations"``."""
-
-    def observation_space(self, agent: str) -> spaces.Dict:
-        space = self.env.observation_space(agent)
-        return spaces.Dict({"observations": space["observation"], "action_mask": space["action_mask"]})
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        obs = self.env.observe(agent)
-        return {"observations": obs["observation"], "action_mask": obs["action_mask"]}
-
-
 def make_env(config: dict[str, Any]) -> PettingZooEnv:
-    return PettingZooEnv(RLlibKeys(gin_rummy_v1.env(illegal_action="terminate", reward_mode="win_loss")))
+    return PettingZooEnv(gin_rummy_v1.env(observation="rllib", illegal_action="terminate", reward_mode="win_loss"))
 
 
 def main() -> None:

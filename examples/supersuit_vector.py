@@ -1,15 +1,15 @@
-"""SuperSuit on ``gin_rummy_v1.parallel_env``: an observation wrapper, then a vector env of seats.
+"""SuperSuit on ``gin_rummy_v1.parallel_env``: observation wrappers, then a vector env of seats.
 
-Shows what works: ``observation_lambda_v0`` with a space function keeps the observation vector
-(the mask stays in every info), after which SuperSuit's Box-only wrappers (``normalize_obs_v0``,
+Shows what works: ``parallel_env(observation="vector")`` gives the observation vector alone (the
+mask stays in every info), on which SuperSuit's Box-only wrappers (``normalize_obs_v0``,
 ``dtype_v0``, ``frame_stack_v1``) apply; ``pettingzoo_env_to_vec_env_v1`` + ``concat_vec_envs_v1``
 turn N games into a vector of 2N seat slots (``base_class="gymnasium"``; ``"stable_baselines3"``
 too, but only ``reset()`` without a seed: SuperSuit 3.11 calls ``seed`` on its own
 ``ConcatVecEnv``, which has none).  Reward wrappers (``clip_reward_v0``, ``reward_lambda_v0``)
-work on the parallel env as it is.  What does not: every observation wrapper straight on the
-Dict observation (``'Dict' object has no attribute 'low'``), ``frame_stack_v1`` and
-``black_death_v3`` on it (Box only).  The script plays random legal moves (masks from the infos;
-the waiting seat's action is ignored) through the vector and prints the rewards.
+work on the parallel env as it is.  SuperSuit's observation wrappers fail on the default Dict
+observation (``'Dict' object has no attribute 'low'``): they want a ``Box``.  The script plays
+random legal moves (masks from the infos; the waiting seat's action is ignored) through the
+vector and prints the rewards.
 
 Run (a few seconds)::
 
@@ -23,17 +23,8 @@ import time
 
 import numpy as np
 import supersuit as ss
-from gymnasium import spaces
 
 from ginenv import gin_rummy_v1
-
-
-def observation_vector(observation: dict[str, np.ndarray], space: spaces.Space) -> np.ndarray:
-    return observation["observation"]
-
-
-def observation_vector_space(space: spaces.Dict) -> spaces.Box:
-    return space["observation"]
 
 
 def main() -> None:
@@ -43,8 +34,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    game = ss.observation_lambda_v0(gin_rummy_v1.parallel_env(info_lists=False, reward_mode="win_loss"),
-                                    observation_vector, observation_vector_space)
+    game = gin_rummy_v1.parallel_env(observation="vector", info_lists=False, reward_mode="win_loss")
     envs = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(ss.normalize_obs_v0(game)), args.games,
                                  num_cpus=0, base_class="gymnasium")
     rng = np.random.default_rng(args.seed)

@@ -6,7 +6,11 @@ API), the observation in :mod:`ginenv.game.encoding`, the text view in :mod:`gin
 
 Agents ``player_0`` and ``player_1`` (seat 0 / 1).  Each observation is a dict:
 ``"observation"`` (float32 vector, layout in :mod:`ginenv.game.encoding` and docs/environment.md) and
-``"action_mask"`` (int8[108], all zero for the agent not to act).
+``"action_mask"`` (int8[108], all zero for the agent not to act).  For libraries that want another
+layout, ``observation=`` (:data:`OBSERVATIONS`) gives the vector alone (``"vector"``: AgileRL, which
+refuses an observation that holds the mask and reads it from the info, and SuperSuit's Box-only
+wrappers) or RLlib's ``{"observations", "action_mask"}`` dict with a float32 mask (``"rllib"``: its
+``ActionMaskingTorchRLModule``); the infos always hold the mask.
 
 Infos, for both agents after ``reset`` and every step:
 
@@ -88,7 +92,7 @@ from ginenv.game.encoding import OBSERVATION_HIGH, OBSERVATION_SIZE, rules_vecto
 from ginenv.game.hand import HandState
 from ginenv.game.render import render_hand
 
-__all__ = ["AGENTS", "EPISODES", "ILLEGAL_ACTIONS", "RESET_OPTIONS", "raw_env", "env"]
+__all__ = ["AGENTS", "EPISODES", "ILLEGAL_ACTIONS", "OBSERVATIONS", "RESET_OPTIONS", "raw_env", "env"]
 
 RESET_OPTIONS = ("deal", "scores", "hands_won")
 """The keys ``reset(options=...)`` acts on (see :class:`raw_env`)."""
@@ -99,6 +103,35 @@ ILLEGAL_ACTIONS = ("raise", "terminate", "penalize")
 """The values of ``illegal_action`` (see the module docstring)."""
 MAX_ILLEGAL_REWARD = 1e6
 """Largest ``abs(illegal_reward)``."""
+OBSERVATIONS = ("dict", "vector", "rllib")
+"""The layouts of ``observation``: the contract's ``{"observation", "action_mask"}`` dict, the vector
+alone, or RLlib's ``{"observations", "action_mask"}`` dict (mask float32, 1.0 where legal)."""
+Observation = Union[np.ndarray, dict[str, np.ndarray]]
+"""An observation in one of the :data:`OBSERVATIONS` layouts."""
+
+
+def layout_space(layout: str, vector: spaces.Box) -> spaces.Space:
+    """The observation space of ``layout`` (one of :data:`OBSERVATIONS`) for the vector space ``vector``."""
+    if layout == "vector":
+        return vector
+    if layout == "rllib":
+        return spaces.Dict({"observations": vector, "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)})
+    return spaces.Dict({"observation": vector, "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)})
+
+
+def in_layout(layout: str, observation: dict[str, np.ndarray]) -> Observation:
+    """The contract's observation dict ``observation`` in ``layout`` (one of :data:`OBSERVATIONS`).
+
+    >>> obs = {"observation": np.zeros(3, np.float32), "action_mask": np.array([0, 1], np.int8)}
+    >>> in_layout("rllib", obs)["action_mask"], in_layout("vector", obs) is obs["observation"]
+    (array([0., 1.], dtype=float32), True)
+    """
+    if layout == "vector":
+        return observation["observation"]
+    if layout == "rllib":
+        return {"observations": observation["observation"],
+                "action_mask": observation["action_mask"].astype(np.float32)}
+    return observation
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -127,6 +160,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             given (not scaled by ``reward_scale``); a finite number, ``abs`` at most 1e6.
         info_lists: keep the contract's ``hand_result`` / ``game_result`` dicts in the infos;
             ``False`` leaves only fixed-shape values (``hand_summary`` / ``game_summary``).
+        observation: the observation layout, one of :data:`OBSERVATIONS`: ``"dict"`` (default, the
+            contract's), ``"vector"`` or ``"rllib"`` (see the module docstring).
         max_cycles: truncate the episode (both agents) after this many steps (decisions,
             illegal ones included); ``None``: no limit.
         **rule_overrides: any :class:`~ginenv.game.rules.Ruleset` field, e.g. ``gin_bonus=25``.
@@ -142,13 +177,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def __init__(self, ruleset: Any = "pagat", episode: str = "hand", render_mode: Optional[str] = None,
                  reward_mode: str = "points", reward_scale: float = 1.0, illegal_action: str = "raise",
                  illegal_reward: float = -1.0, info_lists: bool = True, max_cycles: Optional[int] = None,
-                 **rule_overrides: Any) -> None:
+                 observation: str = "dict", **rule_overrides: Any) -> None:
         super().__init__()
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
         self.illegal_action = illegal_action
+        self.observation = observation
         self.illegal_reward = checked_float("illegal_reward", illegal_reward, -MAX_ILLEGAL_REWARD, MAX_ILLEGAL_REWARD,
                                             closed=True)
         self.info_lists = checked_flag("info_lists", info_lists)
@@ -161,10 +199,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.agents = list(AGENTS)
         self._seat = {agent: seat for seat, agent in enumerate(AGENTS)}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
-        observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, OBSERVATION_HIGH, (OBSERVATION_SIZE,), np.float32),
-            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-        })
+        observation_space = layout_space(observation, spaces.Box(0.0, OBSERVATION_HIGH, (OBSERVATION_SIZE,),
+                                                                 np.float32))
         self.observation_spaces = {a: observation_space for a in AGENTS}
         self._np_random: Optional[np.random.Generator] = None
         self._episode: Optional[Episode] = None
@@ -215,12 +251,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         if self.render_mode == "human":
             self.render()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> Observation:
         seat = self._seat_of(agent)
         observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
         write_observation(self.hand.row, seat, self._episode.match_view, self._rules_view,  # type: ignore[union-attr]
                           observation)
-        return {"observation": observation, "action_mask": self._mask(agent)}
+        return in_layout(self.observation, {"observation": observation, "action_mask": self._mask(agent)})
 
     def _mask(self, agent: str) -> np.ndarray:
         """The agent's action mask: the legal ids set, all zero when it is not to act."""

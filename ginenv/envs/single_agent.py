@@ -37,7 +37,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ginenv.envs.aec import AGENTS, RESET_OPTIONS, checked_reset_options, raw_env
+from ginenv.envs.aec import AGENTS, RESET_OPTIONS, checked_reset_options, in_layout, layout_space, raw_env
 from ginenv.envs.opponents import OpponentSpec, agent_from_spec, policy_of
 from ginenv.game.actions import NUM_ACTIONS, IllegalActionError
 from ginenv.game.checks import checked_flag, checked_float, checked_seed
@@ -176,9 +176,7 @@ class SingleAgentGinEnv(gym.Env):
         self.observation = observation
         self.aec = raw_env(ruleset=ruleset, episode=episode, render_mode=render_mode, reward_mode=reward_mode,
                            reward_scale=reward_scale, info_lists=info_lists, **rule_overrides)
-        vector = self.aec.observation_space(AGENTS[0])["observation"]
-        self.observation_space: spaces.Space = vector if observation == "vector" else spaces.Dict(
-            {"observations": vector, "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)})
+        self.observation_space = layout_space(observation, self.aec.observation_space(AGENTS[0])["observation"])
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.agent: str = AGENTS[0] if seat == "random" else seat
         self._last: Optional[Observation] = None
@@ -299,10 +297,7 @@ class SingleAgentGinEnv(gym.Env):
         """The learner's observation now (in the ``observation`` layout), and ``info`` with its ``"action_mask"``."""
         self._last = self.aec.observe(self.agent)
         info["action_mask"] = self.action_masks()
-        vector = self._last["observation"].copy()
-        if self.observation == "vector":
-            return vector, info
-        return {"observations": vector, "action_mask": self._last["action_mask"].astype(np.float32)}, info
+        return in_layout(self.observation, {**self._last, "observation": self._last["observation"].copy()}), info
 
     def _random_legal_action(self, observation: Observation) -> int:
         """The default opponent: a uniformly random legal action from ``np_random``."""

@@ -1,10 +1,15 @@
-"""Each RL library's own recipe, run on the registered ids with only the env line changed: SB3's
-``make_vec_env`` under MaskablePPO, Gymnasium's sync and async vectors (CleanRL's ``ppo.py``
-builds a ``SyncVectorEnv`` of ``RecordEpisodeStatistics(gymnasium.make(id))``) with its
-wrappers, and the observation dict RLlib's action-masking module reads.  The libraries that are
-not dev dependencies (RLlib, Tianshou, AgileRL, SuperSuit) run in ``tests/test_examples.py``."""
+"""Each RL library's own recipe, run on the registered ids or the PettingZoo envs with only the env
+line changed: SB3's ``make_vec_env`` under MaskablePPO, Gymnasium's sync and async vectors
+(CleanRL's ``ppo.py`` builds a ``SyncVectorEnv`` of ``RecordEpisodeStatistics(gymnasium.make(id))``)
+with its wrappers, the observation layouts the PettingZoo-side libraries read, and (``slow``,
+skipped where the library is missing: ``pip install -e '.[examples]'``) RLlib's action-masking
+example, single-agent and self-play, Tianshou's PettingZoo tutorial, AgileRL's PettingZoo
+MADDPG and SuperSuit's vector conversion.  ``tests/test_examples.py`` runs the scripts in
+``examples/``."""
 from __future__ import annotations
 
+import contextlib
+import io
 import warnings
 from typing import Any
 
@@ -13,7 +18,9 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.wrappers import vector as vector_wrappers
+from pettingzoo.test import api_test, parallel_api_test
 
+from ginenv import gin_rummy_v1
 from ginenv.envs.episode import SUMMARY_OUTCOMES
 from ginenv.envs.gym_vector import GymVectorGinEnv
 from ginenv.envs.single_agent import RenderModeError, SingleAgentGinEnv
@@ -51,6 +58,14 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield torch
     torch.set_num_threads(threads)
+
+
+def quiet(test: Any) -> Any:
+    """``test`` (a PettingZoo test function) without its prints."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return test(*args, **kwargs)
+    return run
 
 
 # ---------------------------------------------------------------------------------------
@@ -205,3 +220,239 @@ def test_the_rllib_observation_is_the_dict_its_action_masking_module_reads_and_m
     assert ended >= 4
     with pytest.raises(ValueError, match="observation must be 'vector'"):
         gym.make_vec("GinRummy-v1", num_envs=2, observation="rllib")
+
+
+# ---------------------------------------------------------------------------------------
+# The PettingZoo envs' observation layouts: the vector alone (AgileRL, SuperSuit), RLlib's dict
+@pytest.mark.parametrize("layout", ["vector", "rllib"])
+def test_the_pettingzoo_observation_layouts_hold_the_contracts_vector_and_mask_and_pass_pettingzoos_api_tests(layout):
+    """``observation=layout`` changes how the observation is laid out, nothing else: the same game
+    from the same seed gives the same vector and mask as the default dict, in the layout's space.
+    PettingZoo's API tests pass on the vector (the parallel one samples unmasked actions: hence
+    ``"terminate"``); they cannot sample with RLlib's float mask (``Discrete.sample`` wants int8)."""
+    if layout == "vector":
+        quiet(api_test)(gin_rummy_v1.env(observation=layout), num_cycles=200)
+        quiet(parallel_api_test)(gin_rummy_v1.parallel_env(observation=layout, illegal_action="terminate"),
+                                 num_cycles=200)
+    reference, env = gin_rummy_v1.env(), gin_rummy_v1.env(observation=layout)
+    rng, hands = np.random.default_rng(4), 0
+    for seed in range(3):
+        reference.reset(seed=seed)
+        env.reset(seed=seed)
+        for agent in reference.agent_iter():
+            expected, _, terminated, truncated, info = reference.last()
+            observation, _, *done, layout_info = env.last()
+            assert env.agent_selection == agent and done == [terminated, truncated]
+            np.testing.assert_array_equal(layout_info["action_mask"], info["action_mask"])
+            assert env.observation_space(agent).contains(observation)
+            vector = observation if layout == "vector" else observation["observations"]
+            np.testing.assert_array_equal(vector, expected["observation"])
+            if layout == "rllib":
+                np.testing.assert_array_equal(observation["action_mask"], expected["action_mask"])
+            action = None if terminated or truncated else int(random_masked(rng, info["action_mask"][None])[0])
+            reference.step(action)
+            env.step(action)
+        hands += 1
+    assert hands == 3
+    with pytest.raises(ValueError, match="observation must be one of"):
+        gin_rummy_v1.parallel_env(observation="observations")
+
+
+# ---------------------------------------------------------------------------------------
+# Libraries outside the dev extra (slow): each one's documented recipe, the env line changed
+def trained_rllib_module(config: Any, module_id: str) -> tuple[Any, dict[str, Any]]:
+    """Build ``config`` (RLlib checks the env on the way), train one iteration; the module
+    ``module_id`` and the env runners' results."""
+    ray = pytest.importorskip("ray")
+    from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS
+
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    try:
+        algo = config.env_runners(num_env_runners=0).training(
+            train_batch_size_per_learner=512, minibatch_size=128, num_epochs=1).debugging(seed=0).build_algo()
+        results = algo.train()[ENV_RUNNER_RESULTS]
+        module = algo.get_module(module_id)
+        algo.stop()
+    finally:
+        ray.shutdown()
+    return module, results
+
+
+def rllib_actions(module: Any, observation: dict[str, np.ndarray]) -> np.ndarray:
+    """The greedy actions of an ``ActionMaskingTorchRLModule`` for a batch of RLlib-layout observations."""
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    batch = {Columns.OBS: {key: torch.from_numpy(value) for key, value in observation.items()}}
+    with torch.no_grad():
+        return module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].argmax(-1).numpy()
+
+
+ILLEGAL_MARK = -1000.0
+"""An ``illegal_reward`` no hand scores, so an episode return says whether an illegal action ended it."""
+
+
+@pytest.mark.slow
+def test_rllib_action_masking_example_trains_on_the_registered_id_and_its_module_plays_only_legal_moves(
+        one_torch_thread):
+    """RLlib's ``action_masking_rl_module.py`` (``PPOConfig`` + ``ActionMaskingTorchRLModule``) with
+    its env line changed to ``"ginenv:GinRummy-v1"`` and ``observation="rllib"``."""
+    pytest.importorskip("ray.rllib")
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+    from ray.rllib.utils.metrics import NUM_EPISODES
+
+    config = PPOConfig().environment("ginenv:GinRummy-v1", env_config={
+        "observation": "rllib", "illegal_reward": ILLEGAL_MARK}).rl_module(rl_module_spec=RLModuleSpec(
+            module_class=ActionMaskingTorchRLModule,
+            model_config={"head_fcnet_hiddens": [64, 64], "head_fcnet_activation": "relu"}))
+    module, results = trained_rllib_module(config, "default_policy")
+    assert results[NUM_EPISODES] >= 5 and results["episode_return_min"] > ILLEGAL_MARK
+    env = gym.make("GinRummy-v1", observation="rllib")
+    obs, _ = env.reset(seed=5)
+    for _ in range(300):
+        action = int(rllib_actions(module, {key: value[None] for key, value in obs.items()})[0])
+        assert obs["action_mask"][action] == 1.0
+        obs, _, terminated, truncated, info = env.step(action)
+        assert "illegal_action" not in info
+        if terminated or truncated:
+            obs, _ = env.reset()
+
+
+@pytest.mark.slow
+def test_rllib_pettingzoo_parameter_sharing_with_action_masking_trains_both_seats_on_legal_moves(one_torch_thread):
+    """RLlib's ``pettingzoo_parameter_sharing.py`` (``PettingZooEnv`` of an AEC env, one shared module)
+    with the action-masking module, on ``gin_rummy_v1.env(observation="rllib", illegal_action="terminate")``."""
+    pytest.importorskip("ray.rllib")
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+    from ray.rllib.utils.metrics import NUM_EPISODES
+    from ray.tune.registry import register_env
+
+    register_env("gin_rummy_v1", lambda _: PettingZooEnv(gin_rummy_v1.env(
+        observation="rllib", illegal_action="terminate", illegal_reward=ILLEGAL_MARK)))
+    config = PPOConfig().environment("gin_rummy_v1").multi_agent(
+        policies={"p0"}, policy_mapping_fn=lambda agent_id, *args, **kwargs: "p0").rl_module(
+        rl_module_spec=MultiRLModuleSpec(rl_module_specs={"p0": RLModuleSpec(
+            module_class=ActionMaskingTorchRLModule, model_config={"head_fcnet_hiddens": [64]})}))
+    module, results = trained_rllib_module(config, "p0")
+    assert results[NUM_EPISODES] >= 2
+    assert results["episode_return_min"] == results["episode_return_max"] == 0  # zero-sum, none ended illegally
+    env = gin_rummy_v1.env(observation="rllib")
+    env.reset(seed=6)
+    for agent in env.agent_iter(600):
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.reset()
+            continue
+        env.step(int(rllib_actions(module, {key: value[None] for key, value in obs.items()})[0]))  # raises if illegal
+
+
+@pytest.mark.slow
+def test_tianshou_pettingzoo_tutorial_collects_legal_moves_only_and_its_buffer_stores_the_infos(one_torch_thread):
+    """Tianshou's tic-tac-toe tutorial: a masked DQN against its masked random algorithm in
+    ``MultiAgentOffPolicyAlgorithm`` on ``PettingZooEnv(gin_rummy_v1.env(info_lists=False))``; every
+    stored action is legal under its stored mask, and one update runs on the buffer."""
+    pytest.importorskip("tianshou")
+    from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.env.pettingzoo_env import PettingZooEnv
+    from tianshou.utils.net.common import Net
+    from tianshou.utils.torch_utils import policy_within_training_step
+
+    def make_env() -> PettingZooEnv:
+        return PettingZooEnv(gin_rummy_v1.env(info_lists=False))
+
+    env = make_env()
+    net = Net(state_shape=env.observation_space["observation"].shape, action_shape=108, hidden_sizes=[64])
+    dqn = DQN(policy=DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=0.1),
+              optim=AdamOptimizerFactory(lr=1e-4), target_update_freq=100)
+    algorithm = MultiAgentOffPolicyAlgorithm(
+        algorithms=[dqn, MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)], env=env)
+    envs = DummyVectorEnv([make_env for _ in range(4)])
+    envs.seed(0)
+    buffer = VectorReplayBuffer(4000, 4)
+    collector = Collector[CollectStats](algorithm, envs, buffer, exploration_noise=True)
+    collector.reset()
+    stats = collector.collect(n_step=2000)
+    assert stats.n_collected_episodes >= 4 and len(buffer) == 2000
+    batch, _ = buffer.sample(0)
+    assert batch.obs.mask[np.arange(len(batch)), batch.act].all()
+    assert set(batch.info.keys()) >= {"action_mask", "legal_actions"}
+    with policy_within_training_step(algorithm.policy):  # what its trainer does around an update
+        algorithm.update(buffer=buffer, sample_size=64)
+
+
+@pytest.mark.slow
+def test_agilerl_maddpg_trains_on_the_vector_observation_and_acts_legally_from_the_masks_in_the_infos(
+        one_torch_thread):
+    """AgileRL's PettingZoo MADDPG tutorial (``AsyncPettingZooVecEnv``, ``train_multi_agent_off_policy``)
+    on ``gin_rummy_v1.parallel_env(observation="vector")``, which raises on any illegal action; the
+    trained agent's ``get_action`` with the infos' masks then picks only legal moves."""
+    pytest.importorskip("peft")  # AgileRL 2.58 imports it
+    pytest.importorskip("agilerl")
+    from agilerl.algorithms import MADDPG
+    from agilerl.components.replay_buffer import ReplayBuffer
+    from agilerl.training.train_multi_agent_off_policy import train_multi_agent_off_policy
+    from agilerl.vector.pz_async_vec_env import AsyncPettingZooVecEnv
+
+    def vector_env() -> AsyncPettingZooVecEnv:
+        return AsyncPettingZooVecEnv([lambda: gin_rummy_v1.parallel_env(observation="vector", info_lists=False)
+                                      for _ in range(2)])
+
+    envs = vector_env()  # train_multi_agent_off_policy closes it
+    envs.reset(seed=0)
+    agent_ids = list(envs.possible_agents)
+    agent = MADDPG(observation_spaces=[envs.single_observation_space(a) for a in agent_ids],
+                   action_spaces=[envs.single_action_space(a) for a in agent_ids], agent_ids=agent_ids,
+                   net_config={"encoder_config": {"hidden_size": [64]}}, batch_size=32, vect_noise_dim=2)
+    [agent], _ = train_multi_agent_off_policy(envs, "gin_rummy_v1", "MADDPG", [agent], ReplayBuffer(2000),
+                                              sum_scores=False, max_steps=400, evo_steps=400, eval_loop=1,
+                                              verbose=False)
+    assert agent.steps >= 400
+    agent.set_training_mode(False)
+    envs = vector_env()
+    try:
+        obs, infos = envs.reset(seed=1)
+        ended = 0
+        for _ in range(300):
+            actions, _ = agent.get_action(obs, infos=infos)
+            for a in agent_ids:
+                masks = infos[a]["action_mask"]
+                acting = masks.any(axis=1)
+                assert masks[np.arange(2), actions[a]][acting].all()
+            obs, _, terminated, _, infos = envs.step(actions)
+            ended += int(np.sum(terminated["player_0"]))
+    finally:
+        envs.close()
+    assert ended >= 2
+
+
+@pytest.mark.slow
+def test_supersuit_vector_conversion_and_box_wrappers_run_on_the_vector_observation():
+    """SuperSuit's ``pettingzoo_env_to_vec_env_v1`` + ``concat_vec_envs_v1`` on
+    ``parallel_env(observation="vector")`` under ``normalize_obs_v0`` and ``frame_stack_v1``:
+    random legal moves from the infos' masks; both seats of a game end together, zero-sum."""
+    ss = pytest.importorskip("supersuit")
+    game = ss.frame_stack_v1(ss.normalize_obs_v0(gin_rummy_v1.parallel_env(
+        observation="vector", info_lists=False, reward_mode="win_loss")), 2)
+    envs = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(game), 2, num_cpus=0, base_class="gymnasium")
+    obs, infos = envs.reset(seed=0)
+    rng, ended = np.random.default_rng(0), 0
+    for _ in range(1500):
+        assert obs.shape == (4, 2 * 2150) and 0 <= obs.min() and obs.max() <= 1
+        masks = np.stack([info["action_mask"] for info in infos])
+        assert masks.any(axis=1).reshape(2, 2).sum(axis=1).tolist() == [1, 1]  # one seat to act per game
+        obs, rewards, terminated, truncated, infos = envs.step(random_masked(rng, masks))
+        done = (terminated | truncated).reshape(2, 2)
+        assert (done[:, 0] == done[:, 1]).all() and (rewards.reshape(2, 2).sum(axis=1) == 0).all()
+        ended += int(done[:, 0].sum())
+    envs.close()
+    assert ended >= 10
