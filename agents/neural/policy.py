@@ -48,7 +48,7 @@ from agents.neural.features import CARD_FEATURES, ROW_FEATURES, hand_features
 from agents.neural.masked import MaskedCategorical
 from ginenv.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
 from ginenv.game.checks import checked_flag, checked_int, checked_seed
-from ginenv.game.encoding import HISTORY_LENGTH, OBSERVATION_SIZE, SLICES
+from ginenv.game.encoding import HISTORY_LENGTH, OBSERVATION_SIZE, SLICES, decode
 
 CARD_PIECES = ("hand", "top_discard", "pile_rest", "my_discards", "opp_discards", "opp_picked", "opp_declined",
                "no_discard")
@@ -67,6 +67,21 @@ DEFAULT_CHECKPOINT = Path(__file__).parents[1] / "weights" / "ppo.pt"
 """Where ``ppo`` with no ``path`` looks (the shipped agent)."""
 SELFPLAY_CHECKPOINT = Path(__file__).parents[1] / "weights" / "selfplay.pt"
 """Where ``selfplay`` with no ``path`` looks (the shipped policy of ``configs/selfplay.yaml``, trained from scratch)."""
+SHIPPED_POLICIES: dict[str, Path] = {"pagat": DEFAULT_CHECKPOINT}
+"""The shipped ``ppo`` policy of each ruleset: ``ppo`` with no ``path`` plays, in each position, the
+policy of the ruleset it observes (the rules are in the observation), and :data:`DEFAULT_CHECKPOINT`
+(trained under ``pagat``) under a ruleset that has none of its own."""
+_RULE_COLUMNS = np.r_[SLICES["rule_flags"], SLICES["rule_points"], SLICES["knock_limit"]]
+"""The observation's columns that tell its ruleset."""
+
+
+def shipped_checkpoint(ruleset: str) -> Path:
+    """The policy file ``ppo`` (no ``path``) plays under the ruleset named ``ruleset``.
+
+    >>> shipped_checkpoint("pagat") == shipped_checkpoint("classic25") == DEFAULT_CHECKPOINT
+    True
+    """
+    return SHIPPED_POLICIES.get(ruleset, DEFAULT_CHECKPOINT)
 
 
 @dataclass(frozen=True)
@@ -351,8 +366,9 @@ class NeuralAgent:
 
     ``sample=False`` (default) takes the most likely legal action; ``sample=True`` draws
     from the masked policy with its own generator, seeded by ``seed`` (``None`` or an int
-    ``0..2**128 - 1``).  Without ``path`` it loads the shipped checkpoint
-    (``agents/weights/ppo.pt``).  ``threads``: torch threads for a forward pass
+    ``0..2**128 - 1``).  Without ``path`` it plays the shipped policy of the ruleset each position
+    is played under (:data:`SHIPPED_POLICIES`; ``agents/weights/ppo.pt`` where a ruleset has none
+    of its own); ``path`` plays exactly that file.  ``threads``: torch threads for a forward pass
     (1..:data:`MAX_THREADS`).  ``device``: where the network runs (:func:`resolve_device`; the
     features are computed on the CPU).  ``act_batch`` decides many rows in one forward pass.
     """
@@ -367,26 +383,60 @@ class NeuralAgent:
         except ValueError as err:
             raise ValueError(f"ppo: {err}") from None
         self.name = "ppo"
+        self.by_ruleset = path is None and net is None
+        """True when the policy is picked per position by its ruleset (no ``path``, no ``net``)."""
         if net is None:
             self.net = shared_policy(path if path is not None else _default_path(), self.device)
         else:
             self.net = net if module_device(net) == self.device else copy.deepcopy(net).to(self.device)
+        self._rulesets: dict[bytes, str] = {}
         self._generator = torch.Generator().manual_seed((seed or 0) % 2**63)
 
     def distribution(self, observations: np.ndarray, masks: np.ndarray) -> MaskedCategorical:
         """The policy's distribution over the legal actions of each row of ``observations [N, OBS]``
         / ``masks [N, 108]`` (on the CPU), computed with ``threads`` torch threads (the caller's
         setting is restored afterwards)."""
+        obs = np.asarray(observations, dtype=np.float32)
+        legal = torch.as_tensor(np.asarray(masks) > 0)
         previous = torch.get_num_threads()
         torch.set_num_threads(self.threads)
         try:
             with torch.inference_mode():
-                features = self.net.features(torch.as_tensor(np.asarray(observations, dtype=np.float32)))
-                legal = torch.as_tensor(np.asarray(masks) > 0)
-                logits, _ = self.net.head(features.to(self.device), legal)
-                return MaskedCategorical(logits.cpu(), legal)
+                groups = self.policies(obs)
+                if len(groups) == 1:  # one network for every row: no gathering
+                    return MaskedCategorical(self._logits(groups[0][1], obs, legal), legal)
+                logits = torch.empty(legal.shape)
+                for rows, net in groups:
+                    logits[rows] = self._logits(net, obs[rows], legal[rows])
+                return MaskedCategorical(logits, legal)
         finally:
             torch.set_num_threads(previous)
+
+    def _logits(self, net: PolicyNet, obs: np.ndarray, legal: torch.Tensor) -> torch.Tensor:
+        features = net.features(torch.from_numpy(obs))
+        return net.head(features.to(self.device), legal)[0].cpu()
+
+    def policies(self, observations: np.ndarray) -> list[tuple[np.ndarray, PolicyNet]]:
+        """The network that decides each row of ``observations``, as (row indices, network) pairs:
+        all rows to the one network, or with :attr:`by_ruleset` each ruleset's rows to its shipped
+        policy (:func:`shipped_checkpoint`)."""
+        if not self.by_ruleset:
+            return [(np.arange(len(observations)), self.net)]
+        rules, which = np.unique(observations[:, _RULE_COLUMNS], axis=0, return_inverse=True)
+        files = [shipped_checkpoint(self._ruleset_name(observations[np.flatnonzero(which == i)[0]]))
+                 for i in range(len(rules))]
+        groups: dict[Path, list[int]] = {}
+        for i, file in enumerate(files):
+            groups.setdefault(file, []).append(i)
+        return [(np.flatnonzero(np.isin(which, kinds)), shared_policy(file, self.device))
+                for file, kinds in groups.items()]
+
+    def _ruleset_name(self, observation: np.ndarray) -> str:
+        """The name of the ruleset ``observation`` is played under (kept per rules columns)."""
+        key = observation[_RULE_COLUMNS].tobytes()
+        if key not in self._rulesets:
+            self._rulesets[key] = decode(observation).ruleset.name
+        return self._rulesets[key]
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """One legal action per row of ``observations [N, OBS]`` / ``masks [N, 108]``: the most likely
@@ -395,11 +445,13 @@ class NeuralAgent:
         chosen = dist.sample(self._generator) if self.sample else dist.mode()
         return chosen.numpy().astype(np.int64)
 
-    def batch_key(self) -> Optional[tuple[int, str]]:
+    def batch_key(self) -> Optional[tuple[Any, str]]:
         """Agents with the same key decide alike, so an evaluation may put many games' positions in
-        one ``act_batch`` call: the network (and device) when playing the most likely action; None
-        when sampling (each agent draws from its own generator)."""
-        return None if self.sample else (id(self.net), str(self.device))
+        one ``act_batch`` call: the network (or the shipped policies by ruleset) and the device when
+        playing the most likely action; None when sampling (each agent draws from its own generator)."""
+        if self.sample:
+            return None
+        return ("shipped by ruleset" if self.by_ruleset else id(self.net)), str(self.device)
 
     def act(self, observation: Observation) -> int:
         legal_actions(observation)  # a clear error when it is not this seat's turn

@@ -12,7 +12,9 @@ from agents import make_agent
 from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import (
     CARD_CHANNELS,
+    DEFAULT_CHECKPOINT,
     FEATURES,
+    SHIPPED_POLICIES,
     Architecture,
     CheckpointError,
     NeuralAgent,
@@ -232,3 +234,31 @@ def test_renaming_the_suits_of_a_position_renames_its_features_masks_and_actions
     assert (moved_masks.sum(1) == torch.from_numpy((masks > 0).sum(1))).all()
     plain = actions < DISCARD_BASE
     assert (moved_actions[torch.from_numpy(plain)] == torch.from_numpy(actions[plain])).all()
+
+
+def test_ppo_without_a_path_plays_the_shipped_policy_of_each_ruleset(tmp_path, monkeypatch):
+    """Issue 25: ``ppo`` picks the shipped policy of the ruleset it observes, position by position
+    (a mixed batch too), and the ``pagat`` one under a ruleset without its own; ``ppo:path=``
+    plays exactly its file whatever the ruleset."""
+    torch.manual_seed(4)
+    eaai_file = tmp_path / "ppo_eaai.pt"
+    save_policy(PolicyNet(), eaai_file)
+    monkeypatch.setitem(SHIPPED_POLICIES, "eaai", eaai_file)
+    shipped, pagat = make_agent("ppo"), make_agent({"name": "ppo", "path": str(DEFAULT_CHECKPOINT)})
+    eaai = make_agent({"name": "ppo", "path": str(eaai_file)})
+    positions = {ruleset: _observations(48, ruleset) for ruleset in ("pagat", "eaai", "classic25")}
+    for ruleset, (obs, masks) in positions.items():
+        expected = (eaai if ruleset == "eaai" else pagat).distribution(obs, masks).log_probs_all
+        torch.testing.assert_close(shipped.distribution(obs, masks).log_probs_all, expected)
+    eaai_obs, eaai_masks = positions["eaai"]
+    assert not torch.equal(eaai.distribution(eaai_obs, eaai_masks).log_probs_all,
+                           pagat.distribution(eaai_obs, eaai_masks).log_probs_all)
+    obs, masks = (np.concatenate(parts) for parts in zip(*positions.values()))
+    order = np.random.default_rng(0).permutation(len(obs))
+    mixed = shipped.act_batch(obs[order], masks[order])
+    alone = np.concatenate([shipped.act_batch(o, m) for o, m in positions.values()])
+    assert np.array_equal(mixed, alone[order])
+    pagat_positions = positions["pagat"]  # a path is played as it is, also under another ruleset
+    assert not torch.equal(eaai.distribution(*pagat_positions).log_probs_all,
+                           shipped.distribution(*pagat_positions).log_probs_all)
+    assert shipped.batch_key() == make_agent("ppo").batch_key() != pagat.batch_key()
