@@ -42,6 +42,8 @@ ROWS: dict[str, tuple[str, list[str]]] = {
     "win_loss": ("reward +-1 per hand instead of its points", ["env.reward_mode=win_loss"]),
     "high_entropy": ("entropy bonus 0.03 instead of 0.01", ["ppo.ent_coef=0.03"]),
     "two_epochs": ("2 passes over each batch instead of 4", ["ppo.epochs=2"]),
+    "critic_deadwoods": ("the privileged critic also reads the deadwoods of the hidden cards",
+                         ["critic.deadwoods=true"]),
     "low_lambda": ("GAE lambda 0.8 instead of 0.95 (more weight on the privileged critic)", ["ppo.gae_lambda=0.8"]),
 }
 """Row name -> (what differs from the recipe, the overrides)."""

@@ -23,7 +23,8 @@ from envs.test_leaks import AGENTS, make_env, permuted_deal, sample_record
 from agents.neural.policy import PolicyNet, read_checkpoint
 from ginenv.envs.batched import BatchedGinEnv
 from ginenv.game import core
-from ginenv.game.privileged import PRIVILEGED_SIZE, write_privileged
+from ginenv.game.melds import deadwood
+from ginenv.game.privileged import PRIVILEGED_CARDS, PRIVILEGED_SIZE, write_privileged
 from train.training.checkpoint import latest_full
 from train.training.collect import Collector
 from train.training.config import CriticConfig, LeagueConfig, load_config
@@ -42,7 +43,7 @@ def privileged_of(row: np.ndarray, seat: int) -> np.ndarray:
     return out
 
 
-def test_privileged_vector_holds_the_opponents_hand_and_the_stock_order():
+def test_privileged_vector_holds_the_opponents_hand_the_stock_order_and_the_deadwoods():
     venv = BatchedGinEnv(16, seed=3)
     venv.reset()
     rng = np.random.default_rng(0)
@@ -56,10 +57,20 @@ def test_privileged_vector_holds_the_opponents_hand_and_the_stock_order():
         opponent = [c for c in range(52) if row[core.HAND + 1 - seat] >> c & 1]
         assert np.flatnonzero(vectors[i, :52]).tolist() == opponent
         stock = row[core.STOCK:core.STOCK + row[core.STOCK_LEN]].tolist()
-        assert sorted(np.flatnonzero(vectors[i, 52:]).tolist()) == sorted(stock)
+        assert sorted(np.flatnonzero(vectors[i, 52:PRIVILEGED_CARDS]).tolist()) == sorted(stock)
         assert vectors[i, 52 + stock[-1]] == 1.0  # the next card drawn
         order = sorted(stock, key=lambda card: -vectors[i, 52 + card])
         assert order == stock[::-1]
+        mine = [c for c in range(52) if row[core.HAND + seat] >> c & 1]
+        expected = [best_ten(opponent), best_ten([*opponent, stock[-1]]),
+                    best_ten([*mine, stock[-1]] if len(mine) == 10 else mine)]
+        assert np.allclose(vectors[i, PRIVILEGED_CARDS:] * 100, expected)
+
+
+def best_ten(cards):
+    """The least deadwood of the best 10 of ``cards`` (10 or 11 of them), at most 100."""
+    return min(min(deadwood(cards[:k] + cards[k + 1:]) for k in range(len(cards))) if len(cards) > 10
+               else deadwood(cards), 100)
 
 
 def test_privileged_vector_is_zero_for_a_hand_that_is_over():
@@ -174,3 +185,17 @@ def test_privileged_vectors_are_the_same_with_worker_processes():
         assert masks.shape == (6, 108) and alone.privileged()[:, :52].sum(axis=1).min() >= 10
     finally:
         split.close()
+
+
+def test_the_critic_reads_the_deadwoods_only_with_critic_deadwoods():
+    torch.manual_seed(0)
+    h, privileged = torch.rand(4, 32), torch.rand(4, PRIVILEGED_SIZE)
+    other = privileged.clone()
+    other[:, PRIVILEGED_CARDS:] = torch.rand(4, PRIVILEGED_SIZE - PRIVILEGED_CARDS)
+    cards_only = PrivilegedCritic(CriticConfig(kind="privileged", hidden=16), trunk_width=32)
+    with_deadwoods = PrivilegedCritic(CriticConfig(kind="privileged", hidden=16, deadwoods=True), trunk_width=32)
+    assert (cards_only.reads, with_deadwoods.reads) == (PRIVILEGED_CARDS, PRIVILEGED_SIZE)
+    with torch.no_grad():
+        assert torch.equal(cards_only(h, privileged), cards_only(h, other))
+        assert not torch.equal(with_deadwoods(h, privileged), with_deadwoods(h, other))
+    assert load_config(None, ["critic.kind=privileged", "critic.deadwoods=true"]).critic.deadwoods

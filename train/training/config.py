@@ -178,6 +178,10 @@ class CriticConfig:
     """Width of the privileged critic's hidden layers."""
     layers: int = 2
     """Hidden layers of the privileged critic."""
+    deadwoods: bool = False
+    """The privileged critic also reads three rule-derived numbers (the opponent's least deadwood,
+    and the opponent's and the seat's own with the stock's next card added; see
+    :mod:`ginenv.game.privileged`) beside the hidden cards; ``false``: the cards alone."""
 
 
 @dataclass(frozen=True)
@@ -492,7 +496,7 @@ CHECKS: dict[str, Any] = {
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
     "critic.kind": _choice("policy", "privileged"), "critic.hidden": _int(1, 4096), "critic.layers": _int(1, 16),
-    "shaping.deadwood": _number(0, 100),
+    "critic.deadwoods": _flag, "shaping.deadwood": _number(0, 100),
     "clone.agent": _optional(_agent_spec), "clone.decisions": _int(1, 10**8), "clone.epochs": _int(1, 1000),
     "clone.lr": _number(0, 1, open_low=True), "clone.chunk": _int(1, 10**7), "clone.workers": _int(1, 256),
     "clone.knock_weight": _number(0, 1000, open_low=True), "clone.anneal_lr": _flag, "clone.augment": _flag,

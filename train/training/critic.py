@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from agents.neural.policy import orthogonal_linear, relu_mlp
-from ginenv.game.privileged import PRIVILEGED_SIZE
+from ginenv.game.privileged import PRIVILEGED_CARDS, PRIVILEGED_SIZE
 from train.training.config import CriticConfig
 
 
@@ -33,11 +33,13 @@ class PrivilegedCritic(nn.Module):
 
     def __init__(self, cfg: CriticConfig, trunk_width: int) -> None:
         super().__init__()
-        self.body = relu_mlp(trunk_width + PRIVILEGED_SIZE, cfg.hidden, cfg.layers)
+        self.reads = PRIVILEGED_SIZE if cfg.deadwoods else PRIVILEGED_CARDS
+        """How many leading numbers of the privileged vector it reads (``critic.deadwoods``)."""
+        self.body = relu_mlp(trunk_width + self.reads, cfg.hidden, cfg.layers)
         self.value_out = orthogonal_linear(cfg.hidden, 1, std=1.0)
 
     def forward(self, h: torch.Tensor, privileged: torch.Tensor) -> torch.Tensor:
-        return self.value_out(self.body(torch.cat([h, privileged], dim=1))).squeeze(-1)
+        return self.value_out(self.body(torch.cat([h, privileged[:, :self.reads]], dim=1))).squeeze(-1)
 
 
 def make_critic(cfg: CriticConfig, trunk_width: int) -> Optional[PrivilegedCritic]:
