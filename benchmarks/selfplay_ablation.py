@@ -1,10 +1,11 @@
-"""The ablation of configs/selfplay.yaml: one lever changed per row, every row at the same sample
-budget, each scored against ``simple`` on the same deals (a script, not a test).
+"""The ablation of the from-scratch recipe (its first version, ``configs/experiments/selfplay_v1.yaml``):
+one lever changed per row, every row at the same sample budget, each scored against ``simple`` on
+the same deals (a script, not a test).
 
     python benchmarks/selfplay_ablation.py --out runs/ablation --decisions 3000000 --minutes 100
     python benchmarks/selfplay_ablation.py --out runs/ablation --table      # only the table so far
 
-Rows run one after another, each as ``ginrummy train configs/selfplay.yaml --set ...`` with
+Rows run one after another, each as ``ginrummy train configs/experiments/selfplay_v1.yaml --set ...`` with
 ``ppo.total_steps`` = ``--decisions`` (the learning-rate schedule is scaled with it). The script
 resumes: a finished row is skipped, an unfinished one goes on with ``--resume``, and
 ``--minutes`` stops the whole session cleanly, as do Ctrl-C and SIGTERM (rerun the same command
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS: dict[str, tuple[str, list[str]]] = {
-    "recipe": ("configs/selfplay.yaml as it is", []),
+    "recipe": ("the recipe's first version as it is", []),
     "critic_policy": ("value head of the policy instead of the privileged critic", ["critic.kind=policy"]),
     "uniform_snapshots": ("snapshots drawn uniformly (no PFSP)", ["league.pfsp=0"]),
     "self_only": ("no snapshots: the learner against itself only", ["league.opponents={self: 1}"]),
@@ -42,11 +43,15 @@ ROWS: dict[str, tuple[str, list[str]]] = {
     "win_loss": ("reward +-1 per hand instead of its points", ["env.reward_mode=win_loss"]),
     "high_entropy": ("entropy bonus 0.03 instead of 0.01", ["ppo.ent_coef=0.03"]),
     "two_epochs": ("2 passes over each batch instead of 4", ["ppo.epochs=2"]),
+    "eight_epochs": ("8 passes over each batch instead of 4", ["ppo.epochs=8"]),
+    "high_lr": ("learning rate 1e-3 instead of 3e-4", ["ppo.lr=0.001"]),
     "critic_deadwoods": ("the privileged critic also reads the deadwoods of the hidden cards",
                          ["critic.deadwoods=true"]),
     "low_lambda": ("GAE lambda 0.8 instead of 0.95 (more weight on the privileged critic)", ["ppo.gae_lambda=0.8"]),
 }
 """Row name -> (what differs from the recipe, the overrides)."""
+BASE = "configs/experiments/selfplay_v1.yaml"
+"""The config every row starts from."""
 EVAL = ["eval.every=75", "eval.games=40"]
 """The rows' own evaluations (their learning curves)."""
 
@@ -69,7 +74,7 @@ def run_row(name: str, overrides: list[str], out: Path, decisions: int, deadline
         train(None, resume=run_dir, progress_bar=False, time_limit=minutes)
     else:
         settings = [f"name={name}", f"ppo.total_steps={decisions}", *EVAL, *overrides]
-        train(load_config(ROOT / "configs" / "selfplay.yaml", settings), out=out, progress_bar=False,
+        train(load_config(ROOT / BASE, settings), out=out, progress_bar=False,
               time_limit=minutes)
     return json.loads(summary.read_text())
 
@@ -109,7 +114,7 @@ def curve(run_dir: Path) -> list[tuple[int, float]]:
 def command(name: str, decisions: int) -> str:
     """The ``ginrummy train`` line that trains row ``name`` by itself."""
     settings = [f"name={name}", f"ppo.total_steps={decisions}", *EVAL, *ROWS[name][1]]
-    return "ginrummy train configs/selfplay.yaml " + " ".join(f"--set '{item}'" for item in settings)
+    return f"ginrummy train {BASE} " + " ".join(f"--set '{item}'" for item in settings)
 
 
 def table(out: Path) -> str:
@@ -145,7 +150,7 @@ def plot(out: Path) -> Path:
         if points:
             ax.plot([step / 1e6 for step, _ in points], [rate for _, rate in points], marker="o", label=name)
     ax.set(xlabel="decisions trained on (millions)", ylabel="games won against simple",
-           title="configs/selfplay.yaml, one lever per row", ylim=(0, 1))
+           title=f"{BASE}, one lever per row", ylim=(0, 1))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
     path = out / "ablation.png"
