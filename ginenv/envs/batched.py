@@ -313,7 +313,7 @@ class BatchedGinEnv:
         >>> venv = BatchedGinEnv(2, seed=0)
         >>> _ = venv.reset()
         >>> venv.privileged().shape, venv.privileged()[:, :52].sum(axis=1).tolist()
-        ((2, 104), [10.0, 10.0])
+        ((2, 107), [10.0, 10.0])
         """
         if not self._started:
             raise RuntimeError("call reset() first")

@@ -666,7 +666,7 @@ def rollout_bytes(cfg: RunConfig) -> int:
     privileged vector (``PRIVILEGED_SIZE`` float32); the batched env holds an observation (float32) per game.
 
     >>> rollout_bytes(RunConfig()), rollout_bytes(RunConfig(critic=CriticConfig(kind="privileged")))
-    (29379584, 32787456)
+    (29379584, 32885760)
     >>> round(rollout_bytes(RunConfig(env=EnvConfig(num_envs=65536), ppo=PPOConfig(rollout_steps=100_000))) / 2**40, 1)
     20.6
     """
