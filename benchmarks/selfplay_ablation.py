@@ -59,7 +59,7 @@ EVAL = ["eval.every=75", "eval.games=40"]
 STOP_SIGNALS = ("SIGINT", "SIGTERM")
 
 
-def run_row(name: str, overrides: list[str], out: Path, decisions: int, deadline: float) -> dict:
+def run_row(name: str, out: Path, decisions: int, deadline: float) -> dict:
     """Train (or resume) one row until it is finished, the deadline passes or a signal stops it;
     returns its ``summary.json`` (``finished``, ``stopped_by``)."""
     from train.training.config import load_config
@@ -68,15 +68,21 @@ def run_row(name: str, overrides: list[str], out: Path, decisions: int, deadline
     run_dir = out / name
     minutes = max(0.1, (deadline - time.monotonic()) / 60)
     summary = run_dir / "summary.json"
-    if summary.is_file() and json.loads(summary.read_text())["finished"]:
-        return json.loads(summary.read_text())
+    if summary.is_file():
+        done = json.loads(summary.read_text())
+        if done["finished"]:
+            return done
     if (run_dir / "config.yaml").is_file():
         train(None, resume=run_dir, progress_bar=False, time_limit=minutes)
     else:
-        settings = [f"name={name}", f"ppo.total_steps={decisions}", *EVAL, *overrides]
-        train(load_config(ROOT / BASE, settings), out=out, progress_bar=False,
+        train(load_config(ROOT / BASE, row_settings(name, decisions)), out=out, progress_bar=False,
               time_limit=minutes)
     return json.loads(summary.read_text())
+
+
+def row_settings(name: str, decisions: int) -> list[str]:
+    """The ``KEY=VALUE`` settings of row ``name`` on top of :data:`BASE`."""
+    return [f"name={name}", f"ppo.total_steps={decisions}", *EVAL, *ROWS[name][1]]
 
 
 @contextmanager
@@ -113,8 +119,7 @@ def curve(run_dir: Path) -> list[tuple[int, float]]:
 
 def command(name: str, decisions: int) -> str:
     """The ``ginrummy train`` line that trains row ``name`` by itself."""
-    settings = [f"name={name}", f"ppo.total_steps={decisions}", *EVAL, *ROWS[name][1]]
-    return f"ginrummy train {BASE} " + " ".join(f"--set '{item}'" for item in settings)
+    return f"ginrummy train {BASE} " + " ".join(f"--set '{item}'" for item in row_settings(name, decisions))
 
 
 def table(out: Path) -> str:
@@ -176,7 +181,7 @@ def main(argv: Optional[Sequence[str]] = None) -> str:
             for name in args.rows:
                 if time.monotonic() >= deadline:
                     break
-                summary = run_row(name, ROWS[name][1], args.out, args.decisions, deadline)
+                summary = run_row(name, args.out, args.decisions, deadline)
                 if summary["finished"]:
                     score(args.out / name, args.games, args.seed)
                 elif summary["stopped_by"] in STOP_SIGNALS:  # Ctrl-C or kill stops the whole session

@@ -422,14 +422,9 @@ class NeuralAgent:
         policy (:func:`shipped_checkpoint`)."""
         if not self.by_ruleset:
             return [(np.arange(len(observations)), self.net)]
-        rules, which = np.unique(observations[:, _RULE_COLUMNS], axis=0, return_inverse=True)
-        files = [shipped_checkpoint(self._ruleset_name(observations[np.flatnonzero(which == i)[0]]))
-                 for i in range(len(rules))]
-        groups: dict[Path, list[int]] = {}
-        for i, file in enumerate(files):
-            groups.setdefault(file, []).append(i)
-        return [(np.flatnonzero(np.isin(which, kinds)), shared_policy(file, self.device))
-                for file, kinds in groups.items()]
+        _, first, which = np.unique(observations[:, _RULE_COLUMNS], axis=0, return_index=True, return_inverse=True)
+        files = np.array([shipped_checkpoint(self._ruleset_name(observations[row])) for row in first])[which.ravel()]
+        return [(np.flatnonzero(files == file), shared_policy(file, self.device)) for file in dict.fromkeys(files)]
 
     def _ruleset_name(self, observation: np.ndarray) -> str:
         """The name of the ruleset ``observation`` is played under (kept per rules columns)."""

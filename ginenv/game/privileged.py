@@ -34,6 +34,7 @@ from numba import njit
 
 from ginenv.game import core
 from ginenv.game.melds import least_discard_deadwood, mask_deadwood
+from ginenv.game.scoring import bit_count
 
 PRIVILEGED_SIZE = 107
 """Length of the privileged vector: ``opponent_hand`` (52), ``stock_order`` (52), ``deadwoods`` (3)."""
@@ -57,21 +58,13 @@ def write_privileged(row: np.ndarray, seat: int, out: np.ndarray) -> None:
     nxt = np.int64(1) << row[core.STOCK + length - 1] if length else np.int64(0)
     out[PRIVILEGED_CARDS] = _best_ten(theirs) / 100.0
     out[PRIVILEGED_CARDS + 1] = _best_ten(theirs | nxt) / 100.0
-    out[PRIVILEGED_CARDS + 2] = _best_ten(mine | nxt if _count(mine) == 10 else mine) / 100.0
-
-
-@njit(cache=True)
-def _count(mask: np.int64) -> int:
-    count = 0
-    for card in range(52):
-        count += mask >> card & 1
-    return count
+    out[PRIVILEGED_CARDS + 2] = _best_ten(mine | nxt if bit_count(mine) == 10 else mine) / 100.0
 
 
 @njit(cache=True)
 def _best_ten(mask: np.int64) -> float:
     """The least deadwood of a hand's best 10 cards (of 10 or 11 cards), at most 100."""
-    return min(least_discard_deadwood(mask) if _count(mask) > 10 else mask_deadwood(mask), 100)
+    return min(least_discard_deadwood(mask) if bit_count(mask) > 10 else mask_deadwood(mask), 100)
 
 
 @njit(cache=True)
