@@ -222,6 +222,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         return seat
 
     @property
+    def episode_spec(self) -> EpisodeSpec:
+        """The validated episode settings (rules, episode kind, rewards) this env plays."""
+        return self._spec
+
+    @property
     def hand(self) -> HandState:
         """The current hand's true state: a tool and test accessor, never for agents (see the
         module docstring)."""

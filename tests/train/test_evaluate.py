@@ -10,7 +10,16 @@ import pytest
 import ginenv
 from agents import REGISTRY, RandomAgent
 from ginenv.seeding import derive_seed
-from train.evaluation.evaluate import MatchPlan, evaluate, format_report, play_episode, play_pair
+from train.evaluation.evaluate import (
+    AECTable,
+    EngineTable,
+    MatchPlan,
+    evaluate,
+    format_report,
+    play_episode,
+    play_pair,
+    play_pairs,
+)
 from train.evaluation.stats import pair_cluster_interval, sign_test, t_quantile, wilson_interval
 
 
@@ -202,3 +211,29 @@ def test_batched_neural_decisions_give_the_results_of_one_at_a_time(agent_a, age
     monkeypatch.setattr(NeuralAgent, "batch_key", lambda self: None)
     alone = evaluate(agent_a, agent_b, games=24, episode=episode, seed=8, workers=1)
     assert batched.results_dict() == alone.results_dict()
+
+
+@pytest.mark.parametrize("plan", [
+    MatchPlan("ppo", "greedy", episode="game", seed=4, record=True),
+    MatchPlan("random", "simple", "eaai", episode="hand", seed=9, record=True),
+    MatchPlan("simple", "random", "classic25", episode="game", seed=2, env_kwargs={"target": 40, "gin_bonus": 30},
+              record=True),
+])
+def test_engine_tables_play_the_games_of_the_aec_env(plan):
+    """Evaluation plays on the engine itself; the same pairs played through the AEC env give the same
+    games, move for move (replays), and the same figures."""
+    assert isinstance(plan.make_table(), EngineTable)
+    pairs = range(3, 7)
+    engine = play_pairs(plan, pairs)
+    aec = play_pairs(plan, pairs, [plan.make_env() for _ in range(2 * len(pairs))])
+    for mine, theirs in zip(engine, aec):
+        assert (mine.pair, mine.scores_a, mine.counts, mine.games) == \
+            (theirs.pair, theirs.scores_a, theirs.counts, theirs.games)
+    assert sum(record.counts["hands"] for record in engine) >= 8
+
+
+def test_an_env_option_that_changes_the_games_plays_through_the_aec_env():
+    plan = MatchPlan("random", "random", episode="hand", seed=1, env_kwargs={"max_cycles": 6})
+    assert isinstance(plan.make_table(), AECTable)
+    record = play_pair(plan, pair=0)
+    assert record.counts["decisions_a"] + record.counts["decisions_b"] == 12 and record.counts["hands"] == 0

@@ -6,8 +6,10 @@ game and in seat 1 in the second.  Luck of the deal thus cancels within a pair.
 
 * Agents are built from their spec strings (``"name:key=value"``, see
   :func:`agents.make_agent`) inside the process that plays, one fresh agent per game,
-  seeded from ``(seed, pair, side)`` (side = A or B); they only ever see the observation dicts of
-  ``env.last()``, and ``reset()`` is called at the start of every hand.  Worker processes
+  seeded from ``(seed, pair, side)`` (side = A or B); they only ever see the observation dicts
+  ``env.last()`` would give, and ``reset()`` is called at the start of every hand.  The games are
+  played on the engine itself (:class:`EngineTable`: the AEC env's games for the same seed, without
+  its per-step bookkeeping), or through the AEC env when an env option changes how a game runs.  Worker processes
   build agents by name, so an agent must be registered when :mod:`agents` is imported
   (``workers=1`` plays in this process and also sees agents registered at run time).
 * Work is split by pair index across ``workers`` processes (``spawn``), or with
@@ -34,12 +36,18 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Generator, Iterable, Mapping, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
+from gymnasium.utils import seeding
 from tqdm import tqdm
 
 import ginenv
 from agents import Agent, make_agent
 from ginenv.envs.aec import AGENTS, EPISODES
+from ginenv.envs.episode import Episode, EpisodeSpec
+from ginenv.game.actions import NUM_ACTIONS
 from ginenv.game.checks import MAX_SEED, checked_float, checked_int
+from ginenv.game.core import write_mask
+from ginenv.game.encoding import OBSERVATION_SIZE, rules_vector, write_observation
+from ginenv.game.hand import HandState
 from ginenv.seeding import derive_seed
 from train.cluster import cluster_cpus, import_ray, ray_map
 from train.evaluation.stats import pair_cluster_interval, sign_test
@@ -97,6 +105,13 @@ class MatchPlan:
     def make_env(self) -> Any:
         return ginenv.env(ruleset=self.ruleset, episode=self.episode, **dict(self.env_kwargs))
 
+    def make_table(self) -> "Table":
+        """What a game of this plan is played on: the engine itself, or the AEC env where an env
+        option changes how a game runs (``max_cycles``, ``render_mode``)."""
+        env = self.make_env()
+        raw = env.unwrapped
+        return EngineTable(raw.episode_spec) if raw.max_cycles is None and raw.render_mode is None else AECTable(env)
+
 
 @dataclass
 class PairRecord:
@@ -121,38 +136,102 @@ def batch_key(player: Agent) -> Optional[Any]:
     return key() if callable(key) else None
 
 
-def episode_steps(env: Any, players: Sequence[Agent], seed: int, counts: Counter, act_seconds: list[float],
+class EngineTable:
+    """Episodes played on the engine itself (:class:`~ginenv.envs.episode.Episode`): for the same
+    seed, the AEC env's deals, observations and hand results (tested), without its per-step
+    infos and wrappers.  What :func:`play_pairs` plays on."""
+
+    def __init__(self, spec: EpisodeSpec) -> None:
+        self.spec, self.ruleset, self.episode = spec, spec.ruleset, spec.episode
+        self._rules = rules_vector(spec.ruleset)
+        self._episode: Optional[Episode] = None
+        self._over = True
+
+    def reset(self, seed: int) -> None:
+        """Deal a new episode as the AEC env's ``reset(seed=seed)`` does."""
+        self._episode, self._over = self.spec.start(seeding.np_random(seed)[0]), False
+
+    @property
+    def hand(self) -> HandState:
+        return self._episode.hand  # type: ignore[union-attr]
+
+    def next_decision(self) -> Optional[Request]:
+        """The seat to act and its observation dict, or None once the episode is over."""
+        if self._over:
+            return None
+        hand = self.hand
+        seat = hand.current_player
+        observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+        write_observation(hand.row, seat, self._episode.match_view, self._rules, observation)  # type: ignore
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        write_mask(hand.row, self.ruleset.big_gin, mask)
+        return seat, {"observation": observation, "action_mask": mask}  # type: ignore[return-value]
+
+    def step(self, action: int) -> Optional[dict[str, Any]]:
+        """Play ``action``; the ``hand_result`` (and ``game_result``) info if a hand ended, else None."""
+        end = self._episode.apply_action(action)  # type: ignore[union-attr]
+        if end is None:
+            return None
+        self._over = end.done
+        return end.info(AGENTS)
+
+
+class AECTable:
+    """The same over a PettingZoo AEC env (for instance one with a tool's wrapper around it)."""
+
+    def __init__(self, env: Any) -> None:
+        self.env, self.ruleset, self.episode = env, env.unwrapped.ruleset, env.unwrapped.episode
+
+    def reset(self, seed: int) -> None:
+        self.env.reset(seed=seed)
+
+    @property
+    def hand(self) -> HandState:
+        return self.env.unwrapped.hand
+
+    def next_decision(self) -> Optional[Request]:
+        observation, _, terminated, truncated, _ = self.env.last()
+        return None if terminated or truncated else (AGENTS.index(self.env.agent_selection), observation)
+
+    def step(self, action: int) -> Optional[dict[str, Any]]:
+        agent = self.env.agent_selection
+        self.env.step(action)
+        info = self.env.infos[agent]
+        return info if "hand_result" in info else None
+
+
+Table = Union[EngineTable, AECTable]
+
+
+def episode_steps(table: Table, players: Sequence[Agent], seed: int, counts: Counter, act_seconds: list[float],
                   hands: Optional[list[tuple[dict, dict]]] = None) -> Generator[Request, int, Optional[int]]:
     """One episode as a generator: like :func:`play_episode`, but a player with a :func:`batch_key`
     does not act itself: the generator yields ``(seat, observation)`` and is sent the action (whoever
     drives it adds the time spent to ``act_seconds``), so many episodes can batch their decisions."""
-    env.reset(seed=seed)
+    table.reset(seed)
+    batched = [batch_key(player) is not None for player in players]
     new_hand, hand_decisions, winner = True, 0, None
-    while True:
-        agent = env.agent_selection
-        observation, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            return winner
-        seat = AGENTS.index(agent)
+    decisions = [0, 0]
+    while (decision := table.next_decision()) is not None:
+        seat, observation = decision
         if new_hand:
             for player in players:
                 player.reset()
             new_hand = False
-        hand = env.unwrapped.hand
-        if batch_key(players[seat]) is not None:
+        hand = table.hand
+        if batched[seat]:
             action = yield seat, observation
         else:
             start = time.perf_counter()
             action = players[seat].act(observation)
             act_seconds[seat] += time.perf_counter() - start
         try:
-            env.step(action)
+            info = table.step(action)
         except ginenv.IllegalActionError as err:
             raise RuntimeError(f"agent {players[seat].name!r} in seat {seat} chose an illegal action: {err}") from err
         hand_decisions += 1
-        counts[f"decisions_{seat}"] += 1
-        info = env.infos[agent]
-        if "hand_result" not in info:
+        decisions[seat] += 1
+        if info is None:
             continue
         _count_hand(info["hand_result"], hand_decisions, counts)
         if hands is not None:
@@ -163,14 +242,17 @@ def episode_steps(env: Any, players: Sequence[Agent], seed: int, counts: Counter
             winner = AGENTS.index(game["winner"])
             final = game["final_scores"]
             counts["margin_0"] += final[0] - final[1]
-        elif env.unwrapped.episode == "hand":
+        elif table.episode == "hand":
             hand_winner = info["hand_result"]["winner"]
             winner = None if hand_winner is None else AGENTS.index(hand_winner)
+    for seat in (0, 1):
+        counts[f"decisions_{seat}"] += decisions[seat]
+    return winner
 
 
 def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
                  act_seconds: list[float], hands: Optional[list[tuple[dict, dict]]] = None) -> Optional[int]:
-    """Play one episode of ``env`` (reset with ``seed``) with ``players[seat]`` in each seat.
+    """Play one episode of the AEC env ``env`` (reset with ``seed``) with ``players[seat]`` in each seat.
 
     Calls every player's ``reset()`` at the start of each hand; hand statistics go into
     ``counts`` (keys suffixed ``_0``/``_1`` are per seat) and the time spent in each seat's
@@ -178,7 +260,7 @@ def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
     log and ``hand_result``.  Returns the winning seat, or None for a dead hand in
     ``episode="hand"``.
     """
-    return drive([episode_steps(env, players, seed, counts, act_seconds, hands)], [players], [act_seconds])[0]
+    return drive([episode_steps(AECTable(env), players, seed, counts, act_seconds, hands)], [players], [act_seconds])[0]
 
 
 def drive(episodes: Sequence[Generator[Request, int, Optional[int]]], players: Sequence[Sequence[Agent]],
@@ -187,6 +269,7 @@ def drive(episodes: Sequence[Generator[Request, int, Optional[int]]], players: S
     each round the pending decisions of players with the same :func:`batch_key` are taken in one
     ``act_batch`` call (its time shared out evenly among them)."""
     winners: list[Optional[int]] = [None] * len(episodes)
+    keys = [[batch_key(player) for player in line_up] for line_up in players]
     pending: dict[int, Request] = {}
 
     def advance(index: int, action: Optional[int]) -> None:
@@ -200,7 +283,7 @@ def drive(episodes: Sequence[Generator[Request, int, Optional[int]]], players: S
     while pending:
         groups: dict[Any, list[int]] = {}
         for index, (seat, _) in pending.items():
-            groups.setdefault(batch_key(players[index][seat]), []).append(index)
+            groups.setdefault(keys[index][seat], []).append(index)
         requests, pending = pending, {}
         for indices in groups.values():
             first_seat = requests[indices[0]][0]
@@ -209,9 +292,9 @@ def drive(episodes: Sequence[Generator[Request, int, Optional[int]]], players: S
             actions = players[indices[0]][first_seat].act_batch(np.stack([r["observation"] for r in rows]),
                                                                  np.stack([r["action_mask"] for r in rows]))
             share = (time.perf_counter() - start) / len(indices)
-            for index, action in zip(indices, actions):
+            for index, action in zip(indices, actions.tolist()):
                 act_seconds[index][requests[index][0]] += share
-                advance(index, int(action))
+                advance(index, action)
     return winners
 
 
@@ -248,14 +331,14 @@ def play_pairs(plan: MatchPlan, pairs: Sequence[int], envs: Optional[Sequence[An
     counts = [Counter() for _ in seated]
     act_seconds = [[0.0, 0.0] for _ in seated]
     hands: list[Optional[list[tuple[dict, dict]]]] = [[] if plan.record else None for _ in seated]
-    if envs is not None and len(envs) == 1:  # one env: the games one after the other
-        winners = [drive([episode_steps(envs[0], line_ups[g], plan.env_seed(pair), counts[g], act_seconds[g],
+    tables = [AECTable(env) for env in envs] if envs is not None else [plan.make_table() for _ in seated]
+    if len(tables) == 1:  # one env: the games one after the other
+        winners = [drive([episode_steps(tables[0], line_ups[g], plan.env_seed(pair), counts[g], act_seconds[g],
                                         hands[g])], [line_ups[g]], [act_seconds[g]])[0]
                    for g, (pair, _) in enumerate(seated)]
-        envs = [envs[0]] * len(seated)
+        tables = tables * len(seated)
     else:
-        envs = list(envs) if envs is not None else [plan.make_env() for _ in seated]
-        winners = drive([episode_steps(envs[g], line_ups[g], plan.env_seed(pair), counts[g], act_seconds[g], hands[g])
+        winners = drive([episode_steps(tables[g], line_ups[g], plan.env_seed(pair), counts[g], act_seconds[g], hands[g])
                          for g, (pair, _) in enumerate(seated)], line_ups, act_seconds)
     elapsed = (time.perf_counter() - started) / max(1, len(pairs))
     records = []
@@ -268,7 +351,7 @@ def play_pairs(plan: MatchPlan, pairs: Sequence[int], envs: Optional[Sequence[An
             g = 2 * k + game
             sides = (0, 1) if game == 0 else (1, 0)
             if hands[g] is not None:
-                games.append(game_record([spec_label(specs[side]) for side in sides], envs[g].unwrapped.ruleset,
+                games.append(game_record([spec_label(specs[side]) for side in sides], tables[g].ruleset,
                                          plan.episode, [log for log, _ in hands[g]], [r for _, r in hands[g]]))
             scores.append(0.5 if winners[g] is None else float(winners[g] == game))
             for key, value in counts[g].items():  # per-seat keys (suffix _0/_1) become A/B keys (_a/_b)
