@@ -422,6 +422,10 @@ class NeuralAgent:
         policy (:func:`shipped_checkpoint`)."""
         if not self.by_ruleset:
             return [(np.arange(len(observations)), self.net)]
+        rules = observations[:, _RULE_COLUMNS]
+        if len(rules) and (rules == rules[0]).all():  # one ruleset (the common case): no grouping
+            return [(np.arange(len(observations)), shared_policy(shipped_checkpoint(
+                self._ruleset_name(observations[0])), self.device))]
         _, first, which = np.unique(observations[:, _RULE_COLUMNS], axis=0, return_index=True, return_inverse=True)
         files = np.array([shipped_checkpoint(self._ruleset_name(observations[row])) for row in first])[which.ravel()]
         return [(np.flatnonzero(files == file), shared_policy(file, self.device)) for file in dict.fromkeys(files)]

@@ -12,7 +12,7 @@ ValueError: knock_limit must be an int in 0..10 or 'upcard', got 11
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, Union
 
 from ginenv.game.cards import plain_int
@@ -111,8 +111,8 @@ class Ruleset:
         return replace(self, **overrides)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict of every parameter (JSON serialisable)."""
-        return asdict(self)
+        """Plain dict of every parameter (JSON serialisable; every field is a plain scalar)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Ruleset":
@@ -153,5 +153,5 @@ def resolve_ruleset(ruleset: "Ruleset | str | None" = None, **overrides: Any) ->
     if isinstance(ruleset, str):
         return Ruleset.preset(ruleset, **overrides)
     if isinstance(ruleset, Ruleset):
-        return ruleset.with_overrides(**overrides)
+        return ruleset.with_overrides(**overrides) if overrides else ruleset  # frozen: safe to share
     raise ValueError(f"ruleset must be a preset name or a Ruleset, got {ruleset!r}")

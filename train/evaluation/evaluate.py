@@ -60,9 +60,10 @@ BACKENDS = ("local", "ray")
 """Where the pairs are played: local processes, or Ray tasks (``pip install -e '.[ray]'``)."""
 MAX_PAIRS = 5_000_000
 """Most mirrored pairs per pairing (so ``games`` is at most ``2 * MAX_PAIRS``): bounds the task list."""
-CHUNK_PAIRS = 50
+CHUNK_PAIRS = 125
 """Pairs a worker plays side by side (a task): their neural decisions go in batches of up to twice as
-many rows.  Fixed, so that the batches, and the results, do not depend on the worker count."""
+many rows (a forward pass costs least per row at some 100-250 rows on the CPU).  Fixed, so that the
+batches, and the results, do not depend on the worker count."""
 MAX_WORKERS = 4096
 """Most processes (or Ray task slots) asked for."""
 MAX_CONFIDENCE = 0.999999
