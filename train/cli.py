@@ -376,7 +376,9 @@ def _run_train(args: argparse.Namespace) -> int:
         print(f"  vs {opponent}: win rate {result['win_rate_a']:.1%} [{result['ci_low']:.1%}, {result['ci_high']:.1%}]"
               f" over {result['games']} {result['episode']}s, points per hand {result['points_per_hand_a']:+.1f}")
     print(f"  policy: {run_dir / 'final.pt'}")
-    print(f"  evaluate it: ginrummy eval ppo:path={run_dir / 'final.pt'} simple --games 200")
+    ruleset = load_config(str(run_dir / "config.yaml"), []).env.ruleset
+    rules = "" if ruleset == "pagat" else f" --ruleset {ruleset}"
+    print(f"  evaluate it: ginrummy eval ppo:path={run_dir / 'final.pt'} simple --games 200{rules}")
     if not summary["finished"]:
         print(f"  go on: ginrummy train --resume {run_dir}")
     print(f"  TensorBoard: tensorboard --logdir {run_dir.parent}")

@@ -145,7 +145,9 @@ def test_cli_train_writes_a_run_and_refuses_bad_keys(tmp_path, capsys):
     for item in TINY + ["ppo.total_steps=200", "eval.every=0"]:
         args += ["--set", item]
     assert main(args) == 0
-    assert "vs random: win rate" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "vs random: win rate" in out
+    assert f"evaluate it: ginrummy eval ppo:path={tmp_path / 'cli' / 'final.pt'} simple --games 200\n" in out
     assert (tmp_path / "cli" / "config.yaml").is_file()
     assert main(args) == 2 and "already holds a run" in capsys.readouterr().err
     assert main(["train", "--set", "ppo.nope=1"]) == 2 and "ppo.nope" in capsys.readouterr().err
@@ -158,6 +160,10 @@ def test_cli_train_writes_a_run_and_refuses_bad_keys(tmp_path, capsys):
     shares = [float(last[i]) for i, tag in enumerate(header) if tag.startswith("charts/share_")]
     assert len(shares) == 4 and sum(shares) == pytest.approx(1.0)  # self, snapshot, random, simple
     assert (tmp_path / "cli" / "curves.png").stat().st_size > 1000
+    eaai = [*args[:4], "eaai", *args[5:], "--set", "env.ruleset=eaai"]
+    assert main(eaai) == 0  # the command it prints plays the run's rules
+    assert f"ginrummy eval ppo:path={tmp_path / 'eaai' / 'final.pt'} simple --games 200 --ruleset eaai" in \
+        capsys.readouterr().out
     assert main(["curves", str(tmp_path / "nothing")]) == 2
 
 
