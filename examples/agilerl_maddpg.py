@@ -9,8 +9,9 @@ vector alone.  The parallel env is turn-based: the waiting seat's action is igno
 mask is all zero, so its transitions carry no decision (AgileRL still stores them).  Rewards
 are ``win_loss``.  ``player_0``'s actor is then played against ``random`` (in either seat).
 
-AgileRL 2.58's IPPO does not run here: its ``extract_action_masks`` tests ``None in masks``
-on a list of numpy masks, which raises for any mask longer than one entry.
+AgileRL 2.58's IPPO needs one of its methods replaced: its ``extract_action_masks`` tests
+``None in masks`` on a list of numpy masks, which raises for any mask longer than one entry
+(``agilerl_ippo.py`` shows the fix).
 
 Run (about a minute)::
 

@@ -4,13 +4,19 @@ line changed: SB3's ``make_vec_env`` under MaskablePPO, Gymnasium's sync and asy
 with its wrappers, the observation layouts the PettingZoo-side libraries read, and (``slow``,
 skipped where the library is missing: ``pip install -e '.[examples]'``) RLlib's action-masking
 example, single-agent and self-play, Tianshou's PettingZoo tutorial, AgileRL's PettingZoo
-MADDPG and SuperSuit's vector conversion.  ``tests/test_examples.py`` runs the scripts in
-``examples/``."""
+MADDPG and IPPO (its mask reader fixed), SuperSuit's vector conversion, and CleanRL's own
+``ppo.py`` from PyPI's ``cleanrl`` (old ``gym`` API) through :mod:`ginenv.envs.legacy_gym`.
+``tests/test_examples.py`` runs the scripts in ``examples/``."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
+import os
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -436,6 +442,59 @@ def test_agilerl_maddpg_trains_on_the_vector_observation_and_acts_legally_from_t
 
 
 @pytest.mark.slow
+def test_agilerl_ippo_with_its_mask_reader_fixed_trains_on_legal_moves_and_plays_zero_sum_from_the_infos_masks(
+        one_torch_thread):
+    """AgileRL's IPPO (``train_multi_agent_on_policy`` on ``AsyncPettingZooVecEnv``) fails inside
+    ``IPPO.extract_action_masks`` on any numpy mask; ``examples/agilerl_ippo.py``'s ``MaskedIPPO``
+    replaces that one method.  Training on ``parallel_env(observation="vector")``, which raises on
+    an illegal action, then finishes; the trained agent picks only legal moves from the infos'
+    masks, and every game's rewards sum to zero."""
+    pytest.importorskip("peft")  # AgileRL 2.58 imports it
+    pytest.importorskip("agilerl")
+    from agilerl.algorithms import IPPO
+    from agilerl.vector.pz_async_vec_env import AsyncPettingZooVecEnv
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+    try:
+        from agilerl_ippo import make_env, train
+    finally:
+        sys.path.pop(0)
+    seats, game = ["player_0", "player_1"], make_env()
+    probe = IPPO(observation_spaces=[game.observation_space(a) for a in seats],
+                 action_spaces=[game.action_space(a) for a in seats], agent_ids=seats,
+                 net_config={"encoder_config": {"hidden_size": [8]}})
+    envs = AsyncPettingZooVecEnv([make_env for _ in range(2)])
+    try:
+        obs, infos = envs.reset(seed=0)
+        with pytest.raises(ValueError, match="truth value"):  # AgileRL's own reader, on the same infos
+            probe.get_action(obs, infos=infos)
+    finally:
+        envs.close()
+
+    agent = train(1024, num_envs=2, seed=0, hidden=64, learn_step=256)
+    assert agent.steps >= 1024
+    envs = AsyncPettingZooVecEnv([make_env for _ in range(2)])
+    try:
+        obs, infos = envs.reset(seed=1)
+        ended = 0
+        for _ in range(300):
+            actions, *_ = agent.get_action(obs, infos=infos)
+            acting = 0
+            for a in seats:
+                masks = infos[a]["action_mask"]
+                playing = masks.any(axis=1)
+                acting += playing
+                assert masks[np.arange(2), actions[a]][playing].all()
+            assert (acting == 1).all()  # one seat to act in each game
+            obs, rewards, terminated, _, infos = envs.step(actions)
+            np.testing.assert_array_equal(rewards["player_0"] + rewards["player_1"], 0)
+            ended += int(np.sum(terminated["player_0"]))
+    finally:
+        envs.close()
+    assert ended >= 2
+
+
+@pytest.mark.slow
 def test_supersuit_vector_conversion_and_box_wrappers_run_on_the_vector_observation():
     """SuperSuit's ``pettingzoo_env_to_vec_env_v1`` + ``concat_vec_envs_v1`` on
     ``parallel_env(observation="vector")`` under ``normalize_obs_v0`` and ``frame_stack_v1``:
@@ -456,3 +515,80 @@ def test_supersuit_vector_conversion_and_box_wrappers_run_on_the_vector_observat
         ended += int(done[:, 0].sum())
     envs.close()
     assert ended >= 10
+
+
+CLEANRL_PPO = ("import ginenv.envs.legacy_gym, runpy; "
+               "runpy.run_module('cleanrl.ppo', run_name='__main__', alter_sys=True)")
+"""PyPI's ``cleanrl/ppo.py`` run as it is, after ``ginenv.envs.legacy_gym`` registered the ids with
+``gym`` (``gym`` 0.23.1's ``make`` looks a ``module:id`` up before it imports the module)."""
+
+
+@pytest.mark.slow
+def test_cleanrls_own_ppo_py_runs_unchanged_on_the_gym_ids_and_learns_legal_first_moves_from_the_reward(tmp_path):
+    """CleanRL's ``ppo.py`` as PyPI's ``cleanrl`` ships it (written for ``gym==0.23.1``; no action
+    mask), only ``--env-id GinRummy-v1`` given.  It samples from all 108 actions, and an illegal one
+    ends the episode with ``illegal_reward``: from that reward alone it learns to open legally, so
+    its logged episodes (``charts/episodic_length``, the ``RecordEpisodeStatistics`` its env
+    construction adds) grow from one step, where almost every random first action is illegal."""
+    gym_old = pytest.importorskip("gym")
+    if tuple(int(part) for part in gym_old.__version__.split(".")[:2]) >= (0, 26):
+        pytest.skip(f"PyPI's cleanrl ppo.py needs gym below 0.26, found {gym_old.__version__}")
+    try:
+        script = importlib.util.find_spec("cleanrl.ppo")
+    except ModuleNotFoundError:
+        script = None
+    if script is None:
+        pytest.skip("needs PyPI's cleanrl: pip install gym==0.23.1 && pip install --no-deps cleanrl")
+    if "import gym\n" not in Path(script.origin).read_text():
+        pytest.skip("this cleanrl's ppo.py is not the gym 0.23 one PyPI ships")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    run = subprocess.run(
+        [sys.executable, "-c", CLEANRL_PPO, "--env-id", "GinRummy-v1", "--cuda", "False", "--seed", "1",
+         "--total-timesteps", "32768"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "episodic_return=" in run.stdout and "SPS:" in run.stdout
+    [log_dir] = (tmp_path / "runs").iterdir()
+    assert log_dir.name.startswith("GinRummy-v1__ppo__1__")
+    events = EventAccumulator(str(log_dir))
+    events.Reload()
+    lengths = np.array([event.value for event in events.Scalars("charts/episodic_length")])
+    returns = np.array([event.value for event in events.Scalars("charts/episodic_return")])
+    assert len(lengths) == len(returns) > 1000
+    assert np.isin(returns[lengths == 1], [-1.0]).mean() > 0.95  # one step: an illegal first action, -1
+    quarter = len(lengths) // 4
+    first, last = lengths[:quarter].mean(), lengths[-quarter:].mean()
+    assert first < 1.3 and last > 1.6, (first, last)
+
+
+def test_the_old_gym_ids_give_the_gymnasium_envs_episodes_behind_gym_0_23s_api():
+    """``gym.make("GinRummy-v1")`` after ``import ginenv.envs.legacy_gym``: ``seed`` then ``reset``
+    gives the deal ``gymnasium.make``'s ``reset(seed=...)`` gives, and ``step``'s 4-tuple carries
+    the same observations, rewards and ends (``done`` = terminated or truncated)."""
+    gym_old = pytest.importorskip("gym")
+    if tuple(int(part) for part in gym_old.__version__.split(".")[:2]) >= (0, 26):
+        pytest.skip(f"needs gym below 0.26, found {gym_old.__version__}")
+    import ginenv.envs.legacy_gym  # noqa: F401  (registers the ids with gym)
+
+    old, new = gym_old.make("GinRummy-simple-v1"), gym.make("GinRummy-simple-v1")
+    assert isinstance(old.action_space, gym_old.spaces.Discrete) and old.action_space.n == 108
+    assert old.observation_space.shape == new.observation_space.shape
+    old.seed(7)
+    old_obs, (new_obs, info) = old.reset(), new.reset(seed=7)
+    rng, episodes = np.random.default_rng(7), 0
+    for _ in range(400):
+        np.testing.assert_array_equal(old_obs, new_obs)
+        action = int(random_masked(rng, info["action_mask"][None])[0])
+        old_obs, old_reward, done, old_info = old.step(action)
+        new_obs, reward, terminated, truncated, info = new.step(action)
+        assert (old_reward, done) == (reward, terminated or truncated)
+        np.testing.assert_array_equal(old_info["action_mask"], info["action_mask"])
+        if done:
+            episodes += 1
+            old.seed(episodes)
+            old_obs, (new_obs, info) = old.reset(), new.reset(seed=episodes)
+    assert episodes >= 5
+    _, reward, done, info = old.step(int(np.flatnonzero(~info["action_mask"])[0]))  # unmasked: ends at -1
+    assert done and reward == -1.0 and "illegal_action" in info
