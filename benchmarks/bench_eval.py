@@ -44,9 +44,7 @@ def against_commit(commit: str, arguments: Sequence[str], repeats: int) -> dict[
     with baseline_tree(commit) as tree:
         trees = {"today": ROOT, commit: tree}
         for code in trees.values():  # warm-up: numba's cache, the policy file
-            subprocess.run([sys.executable, "-m", "train.cli", "eval", *arguments[:2], "--games", "2",
-                            "--episode", "hand", "--no-progress", "--workers", "1"], cwd=code,
-                           env={**os.environ, "PYTHONPATH": str(code)}, check=True, capture_output=True)
+            command_seconds(code, [*arguments[:2], "--games", "2", "--episode", "hand", "--workers", "1"])
         for _ in range(repeats):
             for name, code in trees.items():
                 times[name].append(command_seconds(code, arguments))

@@ -31,7 +31,7 @@ import torch
 from agilerl.algorithms import IPPO
 from agilerl.training.train_multi_agent_on_policy import train_multi_agent_on_policy
 from agilerl.vector.pz_async_vec_env import AsyncPettingZooVecEnv
-from common import report
+from common import agilerl_policy, report
 
 from ginenv import gin_rummy_v1
 
@@ -85,11 +85,7 @@ def main() -> None:
     args = parser.parse_args()
     agent = train(args.steps, args.num_envs, args.seed)
 
-    def policy(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        actions, *_ = agent.get_action({"player_0": observations}, infos={"player_0": {"action_mask": masks}})
-        return actions["player_0"]
-
-    print(report("AgileRL IPPO", policy, agent.steps, games=args.games, seed=args.seed))
+    print(report("AgileRL IPPO", agilerl_policy(agent), agent.steps, games=args.games, seed=args.seed))
 
 
 if __name__ == "__main__":

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
 from agilerl.algorithms import MADDPG
 from agilerl.components.replay_buffer import ReplayBuffer
 from agilerl.training.train_multi_agent_off_policy import train_multi_agent_off_policy
 from agilerl.vector.pz_async_vec_env import AsyncPettingZooVecEnv
-from common import report
+from common import agilerl_policy, report
 
 from ginenv import gin_rummy_v1
 
@@ -57,11 +56,7 @@ def main() -> None:
     env.close()
     agent.set_training_mode(False)
 
-    def policy(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        actions, *_ = agent.get_action({"player_0": observations}, infos={"player_0": {"action_mask": masks}})
-        return actions["player_0"]
-
-    print(report("AgileRL MADDPG", policy, agent.steps, games=args.games, seed=args.seed))
+    print(report("AgileRL MADDPG", agilerl_policy(agent), agent.steps, games=args.games, seed=args.seed))
 
 
 if __name__ == "__main__":

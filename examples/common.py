@@ -10,7 +10,7 @@ intervals, one decision per call: far slower for a neural policy.)
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -40,3 +40,12 @@ def report(library: str, policy: Policy, steps: int, games: int = 200, seed: int
     win_rate = float(np.mean(np.sign(points) + 1) / 2)
     return (f"{library}: {steps} training steps; vs random over {games} hands: "
             f"win rate {win_rate:.3f}, points/hand {points.mean():+.2f}")
+
+
+def agilerl_policy(agent: Any) -> Policy:
+    """An AgileRL multi-agent algorithm (MADDPG, IPPO) as a :data:`Policy` of the ``player_0`` seat,
+    the mask given as AgileRL reads it (in the infos)."""
+    def policy(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        actions, *_ = agent.get_action({"player_0": observations}, infos={"player_0": {"action_mask": masks}})
+        return actions["player_0"]
+    return policy

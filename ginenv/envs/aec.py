@@ -86,9 +86,8 @@ from pettingzoo.utils import wrappers
 from ginenv.envs.episode import AGENTS, EPISODES, Episode, EpisodeSpec, HandEnd
 from ginenv.game.actions import NUM_ACTIONS, IllegalActionError
 from ginenv.game.checks import checked_flag, checked_float, checked_int, checked_seed
-from ginenv.game.core import write_mask
 from ginenv.game.deal import Deal
-from ginenv.game.encoding import OBSERVATION_HIGH, OBSERVATION_SIZE, rules_vector, write_observation
+from ginenv.game.encoding import OBSERVATION_HIGH, OBSERVATION_SIZE, rules_vector
 from ginenv.game.hand import HandState
 from ginenv.game.render import render_hand
 
@@ -257,18 +256,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self.render()
 
     def observe(self, agent: str) -> Observation:
-        seat = self._seat_of(agent)
-        observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-        write_observation(self.hand.row, seat, self._episode.match_view, self._rules_view,  # type: ignore[union-attr]
-                          observation)
+        observation = self._episode.observation(self._seat_of(agent), self._rules_view)  # type: ignore[union-attr]
         return in_layout(self.observation, {"observation": observation, "action_mask": self._mask(agent)})
 
     def _mask(self, agent: str) -> np.ndarray:
         """The agent's action mask: the legal ids set, all zero when it is not to act."""
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if self.hand.current_player == self._seat[agent] and not (self.terminations[agent] or self.truncations[agent]):
-            write_mask(self.hand.row, self.ruleset.big_gin, mask)
-        return mask
+            return self._episode.legal_mask()  # type: ignore[union-attr]
+        return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def _infos(self, news: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """Both agents' infos: mask and legal ids (see the module table), plus ``news[agent]``.

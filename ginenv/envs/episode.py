@@ -29,10 +29,12 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from ginenv.game.actions import NUM_ACTIONS
 from ginenv.game.cards import NUM_CARDS, cards_to_mask, plain_int
 from ginenv.game.checks import checked_float
+from ginenv.game.core import write_mask
 from ginenv.game.deal import Deal
-from ginenv.game.encoding import NO_MATCH, MatchInfo
+from ginenv.game.encoding import NO_MATCH, OBSERVATION_SIZE, MatchInfo, write_observation
 from ginenv.game.hand import HandState
 from ginenv.game.match import GameResult, MatchState
 from ginenv.game.melds import ordered_cards
@@ -284,6 +286,19 @@ class Episode:
     def hand(self) -> HandState:
         """The hand in play (in a game, the next one as soon as a hand ends)."""
         return self.game.hand if isinstance(self.game, MatchState) else self.game
+
+    def observation(self, seat: int, rules_view: np.ndarray) -> np.ndarray:
+        """Seat ``seat``'s encoded observation of the hand in play (a fresh array; ``rules_view``:
+        :func:`~ginenv.game.encoding.rules_vector` of the spec's ruleset)."""
+        observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
+        write_observation(self.hand.row, seat, self.match_view, rules_view, observation)
+        return observation
+
+    def legal_mask(self) -> np.ndarray:
+        """The action mask of the seat to act (a fresh ``int8[108]`` array, the legal ids set)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        write_mask(self.hand.row, self.spec.ruleset.big_gin, mask)
+        return mask
 
     def apply_action(self, action: Any) -> Optional[HandEnd]:
         """Apply an action to the hand in play; returns the :class:`HandEnd` if the hand ended.

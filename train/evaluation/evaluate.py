@@ -43,10 +43,8 @@ import ginenv
 from agents import Agent, make_agent
 from ginenv.envs.aec import AGENTS, EPISODES
 from ginenv.envs.episode import Episode, EpisodeSpec
-from ginenv.game.actions import NUM_ACTIONS
 from ginenv.game.checks import MAX_SEED, checked_float, checked_int
-from ginenv.game.core import write_mask
-from ginenv.game.encoding import OBSERVATION_SIZE, rules_vector, write_observation
+from ginenv.game.encoding import rules_vector
 from ginenv.game.hand import HandState
 from ginenv.seeding import derive_seed
 from train.cluster import cluster_cpus, import_ray, ray_map
@@ -160,13 +158,10 @@ class EngineTable:
         """The seat to act and its observation dict, or None once the episode is over."""
         if self._over:
             return None
-        hand = self.hand
-        seat = hand.current_player
-        observation = np.empty(OBSERVATION_SIZE, dtype=np.float32)
-        write_observation(hand.row, seat, self._episode.match_view, self._rules, observation)  # type: ignore
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        write_mask(hand.row, self.ruleset.big_gin, mask)
-        return seat, {"observation": observation, "action_mask": mask}  # type: ignore[return-value]
+        episode: Episode = self._episode  # type: ignore[assignment]
+        seat = episode.hand.current_player
+        return seat, {"observation": episode.observation(seat, self._rules),  # type: ignore[return-value]
+                      "action_mask": episode.legal_mask()}
 
     def step(self, action: int) -> Optional[dict[str, Any]]:
         """Play ``action``; the ``hand_result`` (and ``game_result``) info if a hand ended, else None."""
