@@ -17,8 +17,11 @@ Our default card-centred network (``policy.kind=cards``, 256 wide) is timed too,
 ``configs/selfplay.yaml`` (its league of snapshots and its privileged critic).  With
 ``--baseline COMMIT`` each of these two is also timed with the code of that commit (a temporary
 git worktree, measured in a subprocess that imports only that code), alternating with today's in
-the same run, so the "vs baseline" column is a speed-up measured side by side.  The first update
-(compilation, allocation) is not counted.
+the same run, so the "vs baseline" column is a speed-up measured side by side; both sides then
+read the baseline's ``configs/selfplay.yaml``, so that a recipe changed since (more epochs, say)
+does not count as a change of speed.  Today's rows run with the default ``precision: auto``
+(bfloat16 trunk products on a CPU with AMX).  The first update (compilation, allocation) is not
+counted.
 """
 from __future__ import annotations
 
@@ -129,13 +132,15 @@ def main() -> None:
         return
     sys.path.insert(0, str(ROOT))
     mlp = ["policy.kind=mlp", f"policy.hidden={args.hidden}", "policy.layers=2"]
-    recipe = str(ROOT / "configs" / "selfplay.yaml")
     with baseline_tree(args.baseline) as tree:
+        # with a baseline both sides read the baseline's recipe file (the same settings; today's may differ)
+        recipe = str((tree if tree is not None else ROOT) / "configs" / "selfplay.yaml")
+        recipe_label = "configs/selfplay.yaml" + (f" of {args.baseline}" if tree is not None else "")
         rows = {f"ours, MLP {args.hidden}x2": ours(args.updates, mlp, args.threads, args.num_envs)}
-        for label, config in (("cards (default network)", None), ("configs/selfplay.yaml", recipe)):
+        for label, config in (("cards (default network)", None), (recipe_label, recipe)):
             if tree is not None:
                 rows[f"ours, {label}, {args.baseline} (baseline)"] = at_commit(
-                    tree, args.updates, args.threads, args.num_envs, config and str(tree / "configs/selfplay.yaml"))
+                    tree, args.updates, args.threads, args.num_envs, config)
             rows[f"ours, {label}"] = ours(args.updates, [], args.threads, args.num_envs, config)
     if not args.no_sb3:
         rows[SB3_ROW.format(hidden=args.hidden)] = sb3(args.sb3_steps, args.hidden, args.threads)

@@ -46,6 +46,7 @@ from torch import nn
 from agents.base import Observation, legal_actions
 from agents.neural.features import CARD_FEATURES, ROW_FEATURES, hand_features
 from agents.neural.masked import MaskedCategorical
+from agents.neural.precision import autocast, resolve_precision
 from ginenv.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
 from ginenv.game.checks import checked_flag, checked_int, checked_seed
 from ginenv.game.encoding import HISTORY_LENGTH, OBSERVATION_SIZE, SLICES, decode
@@ -193,6 +194,11 @@ class PolicyNet(nn.Module):
 
     ``forward`` is ``head(features(obs))``; the trainer stores ``features`` (smaller than the
     observation for ``kind="cards"``) and calls ``head`` on them in its update.
+
+    ``precision`` (of :meth:`encode`, :meth:`head` and ``forward``) sets the arithmetic of the
+    trunk, where nearly all of the network's multiplications are: with ``torch.bfloat16`` its
+    matrix products run under autocast (:mod:`agents.neural.precision`); its output ``h``, the
+    narrow per-card layers, the logits and the value stay float32.
     """
 
     def __init__(self, architecture: Architecture = Architecture()) -> None:
@@ -214,13 +220,21 @@ class PolicyNet(nn.Module):
         """What :meth:`head` reads, from observations."""
         return card_features(obs) if self.architecture.kind == "cards" else obs
 
-    def head(self, features: torch.Tensor, legal: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Logits ``[B, 108]`` and value ``[B]`` from :meth:`features` (``legal``: see :meth:`read_out`)."""
-        return self.read_out(features, self.trunk(features), legal)
+    def head(self, features: torch.Tensor, legal: Optional[torch.Tensor] = None,
+             precision: Optional[torch.dtype] = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits ``[B, 108]`` and value ``[B]`` from :meth:`features` (``legal``: see :meth:`read_out`;
+        ``precision``: see :meth:`encode`)."""
+        return self.read_out(features, self.encode(features, precision), legal)
+
+    def encode(self, features: torch.Tensor, precision: Optional[torch.dtype] = None) -> torch.Tensor:
+        """The trunk's output ``h`` (float32) from :meth:`features`, its matrix products in
+        ``precision`` (an autocast dtype; None: float32)."""
+        with autocast(features.device, precision):
+            return self.trunk(features).float()
 
     def read_out(self, features: torch.Tensor, h: torch.Tensor,
                  legal: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Logits and value from :meth:`features` and the trunk's output ``h = trunk(features)``
+        """Logits and value from :meth:`features` and the trunk's output ``h = encode(features)``
         (a privileged critic of the trainer reads the same ``h``).
 
         With the action masks ``legal`` (bool ``[B, 108]``) a card network computes its per-card
@@ -249,8 +263,9 @@ class PolicyNet(nn.Module):
         chosen = self.card_out(torch.relu(self.card_hidden(z)))                                 # [K, 2]
         return chosen.new_zeros(len(features), 52, 2).index_put((rows, card), chosen)
 
-    def forward(self, obs: torch.Tensor, legal: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.head(self.features(obs), legal)
+    def forward(self, obs: torch.Tensor, legal: Optional[torch.Tensor] = None,
+                precision: Optional[torch.dtype] = None) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.head(self.features(obs), legal, precision)
 
 
 class CheckpointError(ValueError):
@@ -362,7 +377,7 @@ def load_policy(path: Union[str, os.PathLike]) -> PolicyNet:
 
 
 class NeuralAgent:
-    """``ppo:path=FILE[,sample=false,threads=1,device=cpu]``: acts with a trained policy.
+    """``ppo:path=FILE[,sample=false,threads=1,device=cpu,precision=auto]``: acts with a trained policy.
 
     ``sample=False`` (default) takes the most likely legal action; ``sample=True`` draws
     from the masked policy with its own generator, seeded by ``seed`` (``None`` or an int
@@ -370,16 +385,23 @@ class NeuralAgent:
     is played under (:data:`SHIPPED_POLICIES`; ``agents/weights/ppo.pt`` where a ruleset has none
     of its own); ``path`` plays exactly that file.  ``threads``: torch threads for a forward pass
     (1..:data:`MAX_THREADS`).  ``device``: where the network runs (:func:`resolve_device`; the
-    features are computed on the CPU).  ``act_batch`` decides many rows in one forward pass.
+    features are computed on the CPU).  ``precision``: the arithmetic of the network's trunk
+    (:mod:`agents.neural.precision`): ``auto`` (default) uses bfloat16 products where the device
+    has them in hardware (a CPU with AMX, a CUDA device) and float32 elsewhere, ``fp32`` or
+    ``bf16`` force one; the two may pick different moves in near-ties, so an evaluation's games
+    for a seed are the same on every machine only with one fixed setting.  ``act_batch`` decides
+    many rows in one forward pass.
     """
 
     def __init__(self, seed: Optional[int] = None, *, path: Optional[str] = None, sample: bool = False,
-                 threads: int = 1, device: str = "cpu", net: Optional[PolicyNet] = None) -> None:
+                 threads: int = 1, device: str = "cpu", precision: str = "auto",
+                 net: Optional[PolicyNet] = None) -> None:
         seed = checked_seed(seed, "ppo: seed")
         self.sample = checked_flag("ppo: sample", sample)
         self.threads = checked_int("ppo: threads", threads, 1, MAX_THREADS)
         try:
             self.device = resolve_device(device)
+            self.precision = resolve_precision(precision, self.device)
         except ValueError as err:
             raise ValueError(f"ppo: {err}") from None
         self.name = "ppo"
@@ -414,7 +436,7 @@ class NeuralAgent:
 
     def _logits(self, net: PolicyNet, obs: np.ndarray, legal: torch.Tensor) -> torch.Tensor:
         features = net.features(torch.from_numpy(obs))
-        return net.head(features.to(self.device), legal)[0].cpu()
+        return net.head(features.to(self.device), legal, self.precision)[0].cpu()
 
     def policies(self, observations: np.ndarray) -> list[tuple[np.ndarray, PolicyNet]]:
         """The network that decides each row of ``observations``, as (row indices, network) pairs:
@@ -444,13 +466,14 @@ class NeuralAgent:
         chosen = dist.sample(self._generator) if self.sample else dist.mode()
         return chosen.numpy().astype(np.int64)
 
-    def batch_key(self) -> Optional[tuple[Any, str]]:
+    def batch_key(self) -> Optional[tuple[Any, str, str]]:
         """Agents with the same key decide alike, so an evaluation may put many games' positions in
-        one ``act_batch`` call: the network (or the shipped policies by ruleset) and the device when
-        playing the most likely action; None when sampling (each agent draws from its own generator)."""
+        one ``act_batch`` call: the network (or the shipped policies by ruleset), the device and the
+        precision when playing the most likely action; None when sampling (each agent draws from its
+        own generator)."""
         if self.sample:
             return None
-        return ("shipped by ruleset" if self.by_ruleset else id(self.net)), str(self.device)
+        return ("shipped by ruleset" if self.by_ruleset else id(self.net)), str(self.device), str(self.precision)
 
     def act(self, observation: Observation) -> int:
         legal_actions(observation)  # a clear error when it is not this seat's turn

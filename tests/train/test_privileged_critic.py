@@ -118,7 +118,7 @@ def test_policy_is_blind_to_resampled_hidden_cards(networks):
         with torch.no_grad():
             obs = torch.from_numpy(np.stack([true_obs, counterfactual_obs]))
             features = net.features(obs)
-            h = net.trunk(features)
+            h = net.encode(features)
             logits, _ = net.read_out(features, h)
             values = critic(h, torch.from_numpy(np.stack([true_hidden, other_hidden])))
         assert torch.equal(logits[0], logits[1])

@@ -32,6 +32,7 @@ from agents.base import act_batch
 from agents.neural.features import hand_deadwood
 from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import FEATURES, PolicyNet, module_device
+from agents.neural.precision import resolve_precision
 from ginenv.envs.batched import BatchedGinEnv
 from ginenv.game.privileged import PRIVILEGED_SIZE
 from train.training.config import RunConfig
@@ -98,7 +99,9 @@ class Collector:
 
     With a ``critic`` (:class:`train.training.critic.PrivilegedCritic`) the recorded values are
     its estimates from the trunk's output and the env's privileged vector; the policy samples
-    from the observation alone either way."""
+    from the observation alone either way.  The networks' trunks run in ``cfg.precision``
+    (:mod:`agents.neural.precision`), resolved for the learner's device and for the CPU, where the
+    snapshots play."""
 
     def __init__(self, cfg: RunConfig, net: PolicyNet, league: League, num_envs: Optional[int] = None,
                  critic: Optional[PrivilegedCritic] = None) -> None:
@@ -111,6 +114,8 @@ class Collector:
         self.opponent, self.learner_seat, self.snapshot = league.draw(self.num_envs)
         self.episode_reward = np.zeros((self.num_envs, 2))
         self._self_index = league.names.index(SELF) if SELF in league.names else -1
+        self.precision = resolve_precision(cfg.precision, module_device(net))
+        self.snapshot_precision = resolve_precision(cfg.precision, torch.device("cpu"))
 
     # ----- state for exact resume ----------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -161,14 +166,14 @@ class Collector:
                 with torch.no_grad():
                     features = self.net.features(torch.from_numpy(obs))  # on the CPU (compiled rules)
                     on_device, legal = features.to(device), torch.from_numpy(masks)
-                    h = self.net.trunk(on_device)
+                    h = self.net.encode(on_device, self.precision)
                     logits, values = self.net.read_out(on_device, h, legal)
                     dist = MaskedCategorical(logits.cpu(), legal)
                     chosen = dist.sample(generator)
                     logp = dist.log_prob(chosen)
                     if self.critic is not None:  # the hidden cards reach the critic's value only
                         privileged_buf[t, mine] = self.venv.privileged()[mine]
-                        values = self.critic(h, torch.from_numpy(privileged_buf[t, mine]).to(device))
+                        values = self.critic(h, torch.from_numpy(privileged_buf[t, mine]).to(device), self.precision)
                     values = values.cpu()
                 actions[mine] = chosen.numpy()
                 feature_buf[t, mine], mask_buf[t, mine] = features.numpy(), masks
@@ -201,7 +206,7 @@ class Collector:
                     net = self.league.snapshot_nets[int(snap)]
                     legal = torch.from_numpy(self.masks[group] > 0)
                     with torch.no_grad():
-                        logits, _ = net(torch.from_numpy(self.obs[group]), legal)
+                        logits, _ = net(torch.from_numpy(self.obs[group]), legal, self.snapshot_precision)
                         actions[group] = MaskedCategorical(logits, legal).sample(generator).numpy()
             else:
                 actions[chosen] = act_batch(self.league.agents[name], self.obs[chosen], self.masks[chosen])

@@ -321,6 +321,12 @@ class RunConfig:
     """Where the network, its updates and its inference in rollouts run: ``auto`` (CUDA when present, else
     Apple's MPS, else the CPU), ``cpu``, ``cuda``, ``cuda:N`` or ``mps``.  The engine, the rule-derived
     inputs and the league's snapshots stay on the CPU; a device this machine lacks is an error."""
+    precision: str = "auto"
+    """The arithmetic of the network's matrix products (:mod:`agents.neural.precision`): ``fp32``,
+    ``bf16`` (mixed precision: bfloat16 products under autocast, float32 weights, optimizer, logits and
+    losses) or ``auto`` (``bf16`` where the device multiplies bfloat16 in hardware: a CPU with AMX tiles or
+    a CUDA device, about 1.5-2x the samples/s there; ``fp32`` elsewhere).  Runs made before this key
+    existed resume in ``fp32``."""
     time_limit: Optional[float] = None
     """Minutes of training per session (``null``: none); at the limit the run stops cleanly after the update
     in progress, with a checkpoint, ``final.pt`` and ``summary.json``; ``--resume`` goes on.  ``--time-limit``
@@ -386,6 +392,12 @@ def _device(value: Any) -> Optional[str]:
     from agents.neural.policy import device_problem
 
     return device_problem(value)
+
+
+def _precision(value: Any) -> Optional[str]:
+    from agents.neural.precision import precision_problem
+
+    return precision_problem(value)
 
 
 def _name(value: Any) -> Optional[str]:
@@ -479,7 +491,7 @@ def _dagger_entry(entry: Any) -> Optional[str]:
 
 
 CHECKS: dict[str, Any] = {
-    "name": _name, "seed": _int(0, 2**63 - 1), "threads": _int(1, 256), "device": _device,
+    "name": _name, "seed": _int(0, 2**63 - 1), "threads": _int(1, 256), "device": _device, "precision": _precision,
     "time_limit": _optional(_number(0, 10**7, open_low=True)), "checkpoint_every": _int(1, 10**6),
     "keep_checkpoints": _int(1, 1000), "init": _optional(lambda v: None if isinstance(v, str) and v else
                                                           "must be a checkpoint path"),

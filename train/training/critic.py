@@ -24,6 +24,7 @@ import torch
 from torch import nn
 
 from agents.neural.policy import orthogonal_linear, relu_mlp
+from agents.neural.precision import autocast
 from ginenv.game.privileged import PRIVILEGED_CARDS, PRIVILEGED_SIZE
 from train.training.config import CriticConfig
 
@@ -38,8 +39,12 @@ class PrivilegedCritic(nn.Module):
         self.body = relu_mlp(trunk_width + self.reads, cfg.hidden, cfg.layers)
         self.value_out = orthogonal_linear(cfg.hidden, 1, std=1.0)
 
-    def forward(self, h: torch.Tensor, privileged: torch.Tensor) -> torch.Tensor:
-        return self.value_out(self.body(torch.cat([h, privileged[:, :self.reads]], dim=1))).squeeze(-1)
+    def forward(self, h: torch.Tensor, privileged: torch.Tensor,
+                precision: Optional[torch.dtype] = None) -> torch.Tensor:
+        """Values (float32); ``precision``: the autocast dtype of the body's products (None: float32)."""
+        with autocast(h.device, precision):
+            body = self.body(torch.cat([h, privileged[:, :self.reads]], dim=1))
+        return self.value_out(body.float()).squeeze(-1)
 
 
 def make_critic(cfg: CriticConfig, trunk_width: int) -> Optional[PrivilegedCritic]:

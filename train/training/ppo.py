@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import PolicyNet, load_policy, module_device, resolve_device
+from agents.neural.precision import resolve_precision
 from ginenv.seeding import derive_seed
 from train.evaluation.evaluate import evaluate
 from train.evaluation.ratings import ELO_TAG, LADDER_ELO, anchored_elo
@@ -58,10 +59,13 @@ def make_collector(cfg: RunConfig, net: PolicyNet, league: League,
 
 # ----- the update ---------------------------------------------------------------------------
 def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
-               generator: torch.Generator, critic: Optional[PrivilegedCritic] = None) -> dict[str, float]:
+               generator: torch.Generator, critic: Optional[PrivilegedCritic] = None,
+               precision: Optional[torch.dtype] = None) -> dict[str, float]:
     """``cfg.epochs`` passes of clipped-PPO minibatch updates over ``batch``; returns the
     mean losses, entropy, approximate KL, clip fraction and explained variance.  With a
-    ``critic`` the value loss trains it (on ``batch.privileged``) instead of ``net``'s value head."""
+    ``critic`` the value loss trains it (on ``batch.privileged``) instead of ``net``'s value head.
+    ``precision``: the autocast dtype of the trunks' products (:mod:`agents.neural.precision`;
+    None: float32); the logits, values, losses and gradients are float32 either way."""
     device = module_device(net)
     b_features, b_masks, b_actions, b_logprobs, b_advantages, b_returns, b_values, b_privileged = (
         torch.from_numpy(array).to(device) for array in (batch.features, batch.masks, batch.actions, batch.logprobs,
@@ -77,10 +81,11 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
         kl_epoch = []
         for start in range(0, size, mb_size):
             mb = order[start:start + mb_size]
-            h = net.trunk(b_features[mb])
-            logits, values = net.read_out(b_features[mb], h, b_masks[mb])
+            features = b_features[mb]
+            h = net.encode(features, precision)
+            logits, values = net.read_out(features, h, b_masks[mb])
             if critic is not None:
-                values = critic(h, b_privileged[mb])
+                values = critic(h, b_privileged[mb], precision)
             dist = MaskedCategorical(logits, b_masks[mb])
             logratio = dist.log_prob(b_actions[mb]) - b_logprobs[mb]
             ratio = logratio.exp()
@@ -147,6 +152,7 @@ class Trainer:
         torch.set_num_threads(cfg.threads)
         torch.manual_seed(derive_seed(cfg.seed, 0))
         self.device = resolve_device(cfg.device)
+        self.precision = resolve_precision(cfg.precision, self.device)
         self.net = PolicyNet(cfg.policy).to(self.device)
         self.critic = make_critic(cfg.critic, cfg.policy.hidden)
         if self.critic is not None:
@@ -201,7 +207,7 @@ class Trainer:
         batch = batch.newest(cfg.ppo.batch_size)
         collected = time.perf_counter()
         self.net.train()
-        metrics = (ppo_update(self.net, self.optimizer, batch, cfg.ppo, self.generator, self.critic)
+        metrics = (ppo_update(self.net, self.optimizer, batch, cfg.ppo, self.generator, self.critic, self.precision)
                    if len(batch) else {})
         finished = time.perf_counter()
         progress.update += 1

@@ -8,7 +8,8 @@
   one of :data:`SAFE_ON_RESUME` and the change is given on the command line
   (``ginrummy train --resume RUN --set eval.every=50``); such a change is written into
   ``config.yaml`` and appended to ``changes.log``.  Keys added to the trainer after a
-  checkpoint was written count as equal when ``config.yaml`` keeps their default.
+  checkpoint was written count as equal when ``config.yaml`` keeps their default, or the value
+  of :data:`BEFORE_IT_EXISTED` for the keys that name one.
 * **Leftovers.** The temporary files of writes killed half-way are deleted; a run killed while
   writing its *first* checkpoint starts again from its config; ``eval.jsonl`` loses the rows of
   evaluations made after the checkpoint it resumes from (they are made again).
@@ -21,6 +22,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+import yaml
+
 from agents.neural.policy import CheckpointError
 from train.training.config import ConfigError, RunConfig, load_config, save_config, to_dict
 
@@ -29,6 +32,8 @@ CHANGES_FILE = "changes.log"
 SAFE_ON_RESUME = {
     "threads": "torch threads of this session (the numbers may differ in the last bits)",
     "device": "where the network runs (the numbers may differ in the last bits)",
+    "precision": "the arithmetic of the network's products (fp32, or bfloat16 under autocast: the numbers differ "
+                 "beyond the last bits; the games, the league and the schedule do not change)",
     "time_limit": "minutes of each session",
     "checkpoint_every": "how often checkpoints are written",
     "keep_checkpoints": "how many are kept",
@@ -40,6 +45,9 @@ SAFE_ON_RESUME = {
 }
 """Keys ``--set`` may change on ``--resume``, with what each changes: none touches the games,
 the league or the updates before the end."""
+BEFORE_IT_EXISTED = {"precision": "fp32"}
+"""Keys whose default is not what a run made before the key existed did: such a run's config
+without the key means this value (its runs resume as they were trained)."""
 
 
 def _utc_now() -> str:
@@ -87,7 +95,7 @@ def config_differences(saved: dict[str, Any], current: dict[str, Any]) -> list[t
     >>> config_differences(old, to_dict(load_config(None)))
     []
     """
-    defaults = _flatten(to_dict(RunConfig()))
+    defaults = {**_flatten(to_dict(RunConfig())), **BEFORE_IT_EXISTED}
     a, b = _flatten(saved), _flatten(current)
     keys = sorted(set(a) | set(b), key=lambda k: list(defaults).index(k) if k in defaults else len(defaults))
     out = []
@@ -115,7 +123,10 @@ def resume_config(run_dir: Path, overrides: Sequence[str] = ()) -> tuple[RunConf
         if key not in SAFE_ON_RESUME:
             raise ConfigError(f"--set {key}: cannot change when a run resumes (it would no longer be the run its "
                               f"checkpoints continue); keys that can: {sorted(SAFE_ON_RESUME)}")
-    return load_config(path), load_config(path, overrides)
+    load_config(path)  # its errors first (the YAML checks guard the plain read below)
+    keys = yaml.safe_load(path.read_text(encoding="utf-8"))
+    older = [f"{key}={value}" for key, value in BEFORE_IT_EXISTED.items() if key not in keys]
+    return load_config(path, older), load_config(path, [*older, *overrides])
 
 
 def check_checkpoint(run_dir: Path, saved: dict[str, Any], cfg: RunConfig, where: str) -> None:
