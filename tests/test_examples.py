@@ -83,6 +83,14 @@ def test_agilerl_maddpg() -> None:
                   "AgileRL MADDPG", 1000)
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(missing("agilerl", "peft"), reason="needs agilerl (and peft, which it imports): "
+                                                      "pip install -e '.[examples]'")
+def test_agilerl_ippo() -> None:
+    check_summary(run_example("agilerl_ippo.py", "--steps", "1024", "--num-envs", "2", "--games", "20"),
+                  "AgileRL IPPO", 1024)
+
+
 @pytest.mark.skipif(missing("supersuit"), reason="needs supersuit: pip install -e '.[examples]'")
 def test_supersuit_vector() -> None:
     line = run_example("supersuit_vector.py", "--steps", "2000", "--games", "2")

@@ -1,24 +1,30 @@
-"""The Gymnasium ids under the old ``gym`` API (``gym`` 0.21 to 0.25): what PyPI's CleanRL runs.
+"""The Gymnasium ids under the old ``gym`` API (``gym`` before 0.26): what PyPI's CleanRL runs.
 
 PyPI's ``cleanrl`` (1.2.0, the newest release there) ships a ``ppo.py`` written for
 ``gym==0.23.1``: it builds ``gym.vector.SyncVectorEnv([make_env(...)])`` with ``gym.make(env_id)``,
 ``gym.wrappers.RecordEpisodeStatistics`` and ``env.seed(seed)``, steps a 4-tuple
 ``(obs, reward, done, info)`` and logs the ``"episode"`` entry of each env's info.  Gymnasium
 envs speak another API (``reset`` returns ``(obs, info)``, ``step`` a 5-tuple), so this module
-gives ``gym`` the same ids: importing it registers every id of
+gives ``gym`` the same ids: :func:`register_ids` registers every id of
 :data:`ginenv.envs.registration.OPPONENTS` in ``gym``'s registry, each the env
 ``gymnasium.make(id, **kwargs)`` builds (same defaults: an illegal action ends the episode with
-``illegal_reward``; fixed-shape infos) seen through :class:`OldGymEnv`.  ``gym.make`` imports a
-module named before a colon, so the script runs as it is::
+``illegal_reward``; fixed-shape infos) seen through :class:`OldGymEnv`.  ginenv declares
+:func:`register_plugin` as a ``gym.envs`` entry point (``__root__``: ids in ``gym``'s root
+namespace), which ``gym`` runs when it is imported, so with ginenv installed the script runs as
+it is, only the env id given (tested with ``gym`` 0.23.1)::
 
-    pip install gym==0.23.1 tensorboard && pip install --no-deps cleanrl
-    python -m cleanrl.ppo --env-id ginenv.envs.legacy_gym:GinRummy-v1 --cuda False
+    pip install gym==0.23.1 && pip install --no-deps --ignore-requires-python cleanrl
+    python -m cleanrl.ppo --env-id GinRummy-v1 --cuda False
+
+(``gym.make("ginenv.envs.legacy_gym:GinRummy-v1")`` does not work: ``gym`` 0.23's ``make`` looks
+the id up before it imports the module.  Importing this module registers the ids too.)
 
 ``ppo.py`` samples from all 108 actions (it has no mask): an illegal one ends that episode with
 reward ``illegal_reward`` (-1 by default), so the policy learns which moves are legal from the
 reward, and its episodes grow from one step to whole hands.  ``info["action_mask"]`` is in every
-info for scripts that mask.  ``gym`` is imported only by this module, never by ``import ginenv``;
-without a pre-0.26 ``gym`` the module registers nothing and :func:`make` raises ``ImportError``.
+info for scripts that mask.  ``gym`` is imported only by this module, never by ``import ginenv``
+(but where ``gym`` is installed, ``import gym`` imports ginenv, through the entry point); without
+a pre-0.26 ``gym`` the module registers nothing and :func:`make` raises ``ImportError``.
 """
 from __future__ import annotations
 
@@ -30,6 +36,17 @@ import gymnasium
 import numpy as np
 
 from ginenv.envs.registration import OPPONENTS
+
+
+def register_plugin() -> None:
+    """The ``gym.envs`` entry point ginenv declares (``import gym`` runs it): :func:`register_ids`.
+
+    It stands before this module imports ``gym``: where this module is what imports ``gym``, ``gym``
+    runs its plugins while this module is half-loaded; then this does nothing, and the module
+    registers the ids itself at the end of its import."""
+    if "register_ids" in globals():
+        register_ids()
+
 
 gym: Any = importlib.import_module("gym") if importlib.util.find_spec("gym") else None
 """The old ``gym`` package, or ``None`` where it is not installed (then nothing is registered)."""
@@ -102,13 +119,16 @@ def make(env_id: str, **kwargs: Any) -> OldGymEnv:
 
 def register_ids() -> None:
     """Register every Gymnasium id of ginenv in ``gym``'s registry (those already there are left),
-    where a pre-0.26 ``gym`` is installed."""
+    where a pre-0.26 ``gym`` is installed (through :func:`register_plugin`, ginenv's ``gym.envs``
+    entry point, ``gym.make("GinRummy-v1")`` works with no import of ginenv)."""
     if not OLD_API:
         return
-    known = {spec.id for spec in gym.envs.registry.all()}
+    # by module name: ``gym`` runs this (its plugin hook) before ``gym.envs`` is bound on ``gym``
+    registration = importlib.import_module("gym.envs.registration")
+    known = {spec.id for spec in registration.registry.all()}
     for env_id in OPPONENTS:
         if env_id not in known:
-            gym.envs.registration.register(id=env_id, entry_point=make, kwargs={"env_id": env_id})
+            registration.register(id=env_id, entry_point=make, kwargs={"env_id": env_id})
 
 
 register_ids()

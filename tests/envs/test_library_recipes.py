@@ -5,7 +5,8 @@ with its wrappers, the observation layouts the PettingZoo-side libraries read, a
 skipped where the library is missing: ``pip install -e '.[examples]'``) RLlib's action-masking
 example, single-agent and self-play, Tianshou's PettingZoo tutorial, AgileRL's PettingZoo
 MADDPG and IPPO (its mask reader fixed), SuperSuit's vector conversion, and CleanRL's own
-``ppo.py`` from PyPI's ``cleanrl`` (old ``gym`` API) through :mod:`ginenv.envs.legacy_gym`.
+``ppo.py`` from PyPI's ``cleanrl`` (old ``gym`` API) through :mod:`ginenv.envs.legacy_gym`, which
+ginenv declares as a ``gym.envs`` entry point.
 ``tests/test_examples.py`` runs the scripts in ``examples/``."""
 from __future__ import annotations
 
@@ -497,11 +498,11 @@ def test_agilerl_ippo_with_its_mask_reader_fixed_trains_on_legal_moves_and_plays
 @pytest.mark.slow
 def test_supersuit_vector_conversion_and_box_wrappers_run_on_the_vector_observation():
     """SuperSuit's ``pettingzoo_env_to_vec_env_v1`` + ``concat_vec_envs_v1`` on
-    ``parallel_env(observation="vector")`` under ``normalize_obs_v0`` and ``frame_stack_v1``:
-    random legal moves from the infos' masks; both seats of a game end together, zero-sum."""
+    ``parallel_env(observation="vector")`` (the default infos: SuperSuit keeps them as a list of
+    dicts) under ``normalize_obs_v0`` and ``frame_stack_v1``: random legal moves from the infos'
+    masks; both seats of a game end together, zero-sum."""
     ss = pytest.importorskip("supersuit")
-    game = ss.frame_stack_v1(ss.normalize_obs_v0(gin_rummy_v1.parallel_env(
-        observation="vector", info_lists=False, reward_mode="win_loss")), 2)
+    game = ss.frame_stack_v1(ss.normalize_obs_v0(gin_rummy_v1.parallel_env(observation="vector")), 2)
     envs = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(game), 2, num_cpus=0, base_class="gymnasium")
     obs, infos = envs.reset(seed=0)
     rng, ended = np.random.default_rng(0), 0
@@ -517,17 +518,20 @@ def test_supersuit_vector_conversion_and_box_wrappers_run_on_the_vector_observat
     assert ended >= 10
 
 
-CLEANRL_PPO = ("import ginenv.envs.legacy_gym, runpy; "
-               "runpy.run_module('cleanrl.ppo', run_name='__main__', alter_sys=True)")
-"""PyPI's ``cleanrl/ppo.py`` run as it is, after ``ginenv.envs.legacy_gym`` registered the ids with
-``gym`` (``gym`` 0.23.1's ``make`` looks a ``module:id`` up before it imports the module)."""
+def gym_plugins() -> list[str]:
+    """The ``gym.envs`` entry points installed (what ``import gym`` runs), as ``name = value``."""
+    from importlib.metadata import entry_points
+
+    return [f"{point.name} = {point.value}" for point in entry_points(group="gym.envs")]
 
 
 @pytest.mark.slow
 def test_cleanrls_own_ppo_py_runs_unchanged_on_the_gym_ids_and_learns_legal_first_moves_from_the_reward(tmp_path):
     """CleanRL's ``ppo.py`` as PyPI's ``cleanrl`` ships it (written for ``gym==0.23.1``; no action
-    mask), only ``--env-id GinRummy-v1`` given.  It samples from all 108 actions, and an illegal one
-    ends the episode with ``illegal_reward``: from that reward alone it learns to open legally, so
+    mask), run as ``python -m cleanrl.ppo`` with only ``--env-id GinRummy-v1`` given: ``gym`` finds
+    the id through ginenv's ``gym.envs`` entry point (:mod:`ginenv.envs.legacy_gym`).  It samples
+    from all 108 actions, and an illegal one ends the episode with ``illegal_reward``: from that
+    reward alone it learns to open legally, so
     its logged episodes (``charts/episodic_length``, the ``RecordEpisodeStatistics`` its env
     construction adds) grow from one step, where almost every random first action is illegal."""
     gym_old = pytest.importorskip("gym")
@@ -543,8 +547,10 @@ def test_cleanrls_own_ppo_py_runs_unchanged_on_the_gym_ids_and_learns_legal_firs
         pytest.skip("this cleanrl's ppo.py is not the gym 0.23 one PyPI ships")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+    assert "__root__ = ginenv.envs.legacy_gym:register_plugin" in gym_plugins(), \
+        "ginenv's installed metadata lacks its gym.envs entry point: reinstall it (pip install -e .)"
     run = subprocess.run(
-        [sys.executable, "-c", CLEANRL_PPO, "--env-id", "GinRummy-v1", "--cuda", "False", "--seed", "1",
+        [sys.executable, "-m", "cleanrl.ppo", "--env-id", "GinRummy-v1", "--cuda", "False", "--seed", "1",
          "--total-timesteps", "32768"],
         cwd=tmp_path, capture_output=True, text=True, timeout=600,
         env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(sys.path)})
@@ -592,3 +598,42 @@ def test_the_old_gym_ids_give_the_gymnasium_envs_episodes_behind_gym_0_23s_api()
     assert episodes >= 5
     _, reward, done, info = old.step(int(np.flatnonzero(~info["action_mask"])[0]))  # unmasked: ends at -1
     assert done and reward == -1.0 and "illegal_action" in info
+
+
+def test_ginenv_declares_the_old_gym_ids_as_a_gym_envs_entry_point_that_needs_no_gym():
+    """``pyproject.toml``'s ``gym.envs`` entry point ``__root__`` (ids in ``gym``'s root namespace)
+    is :func:`ginenv.envs.legacy_gym.register_plugin`, which ``import gym`` runs; without a pre-0.26
+    ``gym`` (Gymnasium only, as in CI) it registers nothing and imports no ``gym``."""
+    tomllib = pytest.importorskip("tomllib")
+    from importlib.metadata import EntryPoint
+
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    assert project["entry-points"]["gym.envs"] == {"__root__": "ginenv.envs.legacy_gym:register_plugin"}
+    plugin = EntryPoint("__root__", "ginenv.envs.legacy_gym:register_plugin", "gym.envs").load()
+    from ginenv.envs import legacy_gym
+
+    assert plugin is legacy_gym.register_plugin
+    if not legacy_gym.OLD_API:
+        had_gym = "gym" in sys.modules
+        assert plugin() is None and ("gym" in sys.modules) == had_gym
+
+
+@pytest.mark.parametrize("first", ["gym", "ginenv.envs.legacy_gym"])
+def test_import_gym_alone_registers_the_ids_through_ginenvs_entry_point(first):
+    """With a pre-0.26 ``gym`` and ginenv installed, ``import gym`` runs the entry point (ginenv is
+    imported while ``gym`` is half-initialised), and ``gym.make("GinRummy-simple-v1")`` builds the
+    old-API env with no import of ginenv in the script; importing :mod:`ginenv.envs.legacy_gym`
+    first (it imports ``gym``, which runs the entry point while the module is half-loaded) works too."""
+    gym_old = pytest.importorskip("gym")
+    if tuple(int(part) for part in gym_old.__version__.split(".")[:2]) >= (0, 26):
+        pytest.skip(f"needs gym below 0.26, found {gym_old.__version__}")
+    assert "__root__ = ginenv.envs.legacy_gym:register_plugin" in gym_plugins(), \
+        "ginenv's installed metadata lacks its gym.envs entry point: reinstall it (pip install -e .)"
+    script = (f"import {first}; import gym; "
+              "env = gym.make('GinRummy-simple-v1'); env.seed(3); obs = env.reset(); "
+              "print(type(env.unwrapped).__name__, obs.shape, env.unwrapped.env.unwrapped.opponent.name)")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip().splitlines()[-1] == "OldGymEnv (2150,) simple", run.stdout
+    assert "WARN" not in run.stderr, run.stderr[-3000:]  # gym logs a plugin's failure as a warning
