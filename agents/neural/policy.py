@@ -228,9 +228,27 @@ class PolicyNet(nn.Module):
 
     def encode(self, features: torch.Tensor, precision: Optional[torch.dtype] = None) -> torch.Tensor:
         """The trunk's output ``h`` (float32) from :meth:`features`, its matrix products in
-        ``precision`` (an autocast dtype; None: float32)."""
-        with autocast(features.device, precision):
-            return self.trunk(features).float()
+        ``precision`` (an autocast dtype; None: float32).  Without gradients (inference) a
+        low precision runs on a copy of the trunk's weights cast once (:meth:`_cast_trunk`):
+        the same numbers as autocast, which casts them again at every call."""
+        if precision is None or torch.is_grad_enabled():
+            with autocast(features.device, precision):
+                return self.trunk(features).float()
+        h = features.to(precision)
+        for weight, bias in self._cast_trunk(precision):
+            h = torch.relu(nn.functional.linear(h, weight, bias))
+        return h.float()
+
+    def _cast_trunk(self, dtype: torch.dtype) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """The trunk's (weight, bias) pairs in ``dtype``, cast again only after the weights changed
+        (an optimizer step, a load or a move bumps a tensor's version or its storage)."""
+        layers = [layer for layer in self.trunk if isinstance(layer, nn.Linear)]
+        key = (dtype, tuple((p.data_ptr(), p._version) for layer in layers for p in (layer.weight, layer.bias)))
+        cached = self.__dict__.get("_cast_cache")
+        if cached is None or cached[0] != key:
+            cast = [(layer.weight.detach().to(dtype), layer.bias.detach().to(dtype)) for layer in layers]
+            self.__dict__["_cast_cache"] = cached = (key, cast)
+        return cached[1]
 
     def read_out(self, features: torch.Tensor, h: torch.Tensor,
                  legal: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:

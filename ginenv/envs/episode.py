@@ -300,11 +300,14 @@ class Episode:
         write_mask(self.hand.row, self.spec.ruleset.big_gin, mask)
         return mask
 
-    def apply_action(self, action: Any) -> Optional[HandEnd]:
+    def apply_action(self, action: Any, mask: Optional[np.ndarray] = None) -> Optional[HandEnd]:
         """Apply an action to the hand in play; returns the :class:`HandEnd` if the hand ended.
-        An illegal action raises :class:`~ginenv.game.actions.IllegalActionError`, changing nothing."""
-        self.hand.apply_action(action)
-        return self._end_of_hand() if self.hand.is_over else None
+        An illegal action raises :class:`~ginenv.game.actions.IllegalActionError`, changing nothing.
+        ``mask``: :meth:`legal_mask` of this position, where the caller has it (then legality is
+        read from it)."""
+        hand = self.hand
+        hand.apply_action(action, mask)
+        return self._end_of_hand() if hand.is_over else None
 
     def settle(self) -> HandEnd:
         """Score and book a hand that the compiled core ended in place (batched stepping)."""

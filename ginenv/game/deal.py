@@ -24,6 +24,14 @@ DECISION_PHASES = PHASE_NAMES[:OVER]
 """The phases a position may be in (a decision is pending)."""
 
 
+def _dealt(deck: Sequence[CardLike], dealer: int) -> tuple[tuple[Sequence[CardLike], Sequence[CardLike]], CardLike,
+                                                            Sequence[CardLike]]:
+    """R10's order: ``(hands by seat, upcard, stock)`` of a deck (top first) dealt one card at a time
+    from the non-dealer, then the upcard, then the stock."""
+    first, second = deck[0:20:2], deck[1:20:2]
+    return ((first, second) if dealer == 1 else (second, first)), deck[20], deck[21:]
+
+
 @dataclass(frozen=True)
 class Deal:
     """An explicit deal: ``hands[i]`` for seat i, the upcard, the stock top first."""
@@ -86,9 +94,21 @@ class Deal:
             raise PositionError(f"deal: the deck must be a list of 52 cards, got {deck!r}")
         if len(deck) != 52:
             raise PositionError(f"deal: the deck has {len(deck)} cards, expected 52")
-        first, second = deck[0:20:2], deck[1:20:2]
-        hands = (first, second) if dealer == 1 else (second, first)
-        return cls.from_cards(dealer, hands, deck[20], deck[21:])
+        return cls.from_cards(dealer, *_dealt(deck, dealer))
+
+    @classmethod
+    def shuffled(cls, rng: Any, dealer: int) -> "Deal":
+        """The deal of a deck shuffled by the ``numpy.random.Generator`` ``rng``
+        (``rng.permutation(52)``), dealt as :meth:`from_deck` deals it; a permutation is a valid
+        deck, so nothing is checked (the fast path of every random hand).
+
+        >>> import numpy as np
+        >>> deck = np.random.default_rng(5).permutation(52).tolist()
+        >>> Deal.shuffled(np.random.default_rng(5), 1) == Deal.from_deck(deck, 1)
+        True
+        """
+        hands, upcard, stock = _dealt(rng.permutation(52).tolist(), dealer)
+        return cls(int(dealer), (tuple(hands[0]), tuple(hands[1])), upcard, tuple(stock))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (card strings), accepted by :meth:`from_cards` via ``**``."""

@@ -49,6 +49,12 @@ def _field(index: int, doc: str, kind: type = int, settable: bool = False) -> pr
     return property(get, put if settable else None, doc=doc)
 
 
+def _in_mask(action: Any, mask: np.ndarray) -> bool:
+    """Whether ``action`` is an action id set in ``mask`` (never raises)."""
+    action_id = plain_int(action)
+    return action_id is not None and 0 <= action_id < NUM_ACTIONS and bool(mask[action_id])
+
+
 def _pair(index: int, doc: str) -> property:
     """A property giving the two per-seat masks at ``index`` as a list ``[seat 0, seat 1]``."""
     return property(lambda self: self.row[index:index + 2].tolist(), doc=doc)
@@ -109,7 +115,7 @@ class HandState:
         """A freshly shuffled hand from a ``numpy.random.Generator``; dealer random if None."""
         if dealer is None:
             dealer = int(rng.integers(2))
-        return cls(Deal.from_deck(rng.permutation(52).tolist(), dealer), ruleset)
+        return cls(Deal.shuffled(rng, dealer), ruleset)
 
     @classmethod
     def from_deal(cls, dealer: int, hands: Sequence[Sequence[CardLike]], upcard: CardLike,
@@ -322,10 +328,12 @@ class HandState:
         return f"deadwood after the discard would be {left}, above the knock limit {self.knock_limit}"
 
     # ----- transitions --------------------------------------------------
-    def apply_action(self, action: int) -> None:
+    def apply_action(self, action: int, mask: Optional[np.ndarray] = None) -> None:
         """Apply a legal action; an illegal one raises :class:`IllegalActionError` and
-        leaves the state unchanged."""
-        if not self.is_legal(action):
+        leaves the state unchanged.  ``mask``: this very position's action mask (as
+        :func:`ginenv.game.core.write_mask` writes it), where the caller has it: legality is
+        read from it instead of being worked out again."""
+        if not (self.is_legal(action) if mask is None else _in_mask(action, mask)):
             action_id = plain_int(action)
             valid = action_id is not None and 0 <= action_id < NUM_ACTIONS
             name = action_text(action_id) if valid else "not an action id"  # type: ignore[arg-type]

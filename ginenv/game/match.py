@@ -117,12 +117,19 @@ class MatchState:
         self.scores = list(scores)
         self.hands_won = list(hands_won)
         self.hand_results: list[HandResult] = []
-        self.hand_logs: list[dict[str, Any]] = []
+        self._logs: list[HandState | dict[str, Any]] = []  # finished hands, their logs made when asked
         self.result: Optional[GameResult] = None
         if first_deal is not None:
             self.hand = HandState(first_deal, self.ruleset)
         else:
             self.hand = HandState.random(rng, self.ruleset, dealer)
+
+    @property
+    def hand_logs(self) -> list[dict[str, Any]]:
+        """The event log (:meth:`HandState.log`) of each finished hand, oldest first; made when
+        first asked (most games never need them), from each hand's own copy of its row."""
+        self._logs = [entry.log() if isinstance(entry, HandState) else entry for entry in self._logs]
+        return list(self._logs)  # type: ignore[arg-type]
 
     @property
     def is_over(self) -> bool:
@@ -158,7 +165,8 @@ class MatchState:
         hand = self.hand
         result: HandResult = hand.result  # type: ignore[assignment]
         self.hand_results.append(result)
-        self.hand_logs.append(hand.log())
+        hand.move_to(hand.row.copy())  # its own row: a batch may put the next hand in the old one
+        self._logs.append(hand)
         if result.winner is not None:
             self.scores[result.winner] += result.points
             self.hands_won[result.winner] += 1
@@ -198,7 +206,7 @@ class MatchState:
         match.hands_won = list(_pair("hands_won", state["hands_won"]))
         match.hand = HandState.from_state(state["hand"])
         match.hand_results = [HandResult.from_state(result) for result in state.get("hand_results", [])]
-        match.hand_logs = copy.deepcopy(state.get("hand_logs", []))
+        match._logs = copy.deepcopy(state.get("hand_logs", []))
         over = max(match.scores) >= match.ruleset.target
         match.result = game_result(match.ruleset, match.scores, match.hands_won) if over else None
         return match

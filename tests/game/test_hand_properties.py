@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from ginenv import NUM_ACTIONS, HandState, IllegalActionError, deadwood
 from ginenv.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ginenv.game.cards import mask_to_cards
+from ginenv.game.core import write_mask
+from ginenv.game.hand import _in_mask
 from ginenv.game.melds import discard_deadwoods, mask_deadwood
 
 RULESETS = ("pagat", "classic25", "oklahoma", "eaai")
@@ -279,20 +281,25 @@ def test_different_seeds_give_different_deals():
                                  st.text(max_size=3), st.none(), st.booleans()), max_size=120))
 def test_hypothesis_any_action_sequence_keeps_invariants(seed, ruleset, choices, probes):
     """Hypothesis picks which legal action to take and throws arbitrary probes at the state:
-    an illegal probe raises IllegalActionError and changes nothing."""
+    an illegal probe raises IllegalActionError and changes nothing, whether legality is worked out
+    or read from the position's action mask (which agrees with ``is_legal`` on every probe)."""
     state = HandState.random(np.random.default_rng(seed), ruleset)
     for index, choice in enumerate(choices):
         if state.is_over:
             break
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        write_mask(state.row, state.ruleset.big_gin, mask)
         if index < len(probes):
             probe = probes[index]
+            assert state.is_legal(probe) == _in_mask(probe, mask)
             if not state.is_legal(probe):
                 snapshot = state.clone()
-                with pytest.raises(IllegalActionError):
-                    state.apply_action(probe)
-                assert state == snapshot
+                for given in (None, mask):
+                    with pytest.raises(IllegalActionError):
+                        state.apply_action(probe, given)
+                    assert state == snapshot
         legal = state.legal_actions()
-        state.apply_action(legal[choice % len(legal)])
+        state.apply_action(legal[choice % len(legal)], mask if index % 2 else None)
         check_cards(state)
         check_sizes_and_knowledge(state)
         check_legal(state)

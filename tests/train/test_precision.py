@@ -77,6 +77,32 @@ def test_bf16_trunk_gives_float32_outputs_close_to_fp32():
         assert torch.allclose(critic(h, privileged, torch.bfloat16), critic(h, privileged), atol=0.05, rtol=0.05)
 
 
+def test_inference_in_bf16_equals_autocast_and_follows_every_weight_change():
+    """Without gradients the trunk runs on weights cast once: bit for bit what autocast gives, and
+    cast again after an optimizer step or a load (never a stale copy)."""
+    torch.manual_seed(1)
+    net = PolicyNet()
+    features = net.features(torch.from_numpy(_positions(32, seed=5)[0]))
+
+    def both() -> tuple[torch.Tensor, torch.Tensor]:
+        with torch.no_grad():
+            cached = net.encode(features, torch.bfloat16)
+        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+            return cached, net.trunk(features).float()
+
+    cached, autocast = both()
+    assert torch.equal(cached, autocast)
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.5)
+    net.encode(features, torch.bfloat16).sum().backward()  # with gradients: autocast
+    optimizer.step()
+    stepped, autocast = both()
+    assert torch.equal(stepped, autocast) and not torch.equal(stepped, cached)
+    net.load_state_dict(PolicyNet().state_dict())
+    loaded, autocast = both()
+    assert torch.equal(loaded, autocast) and not torch.equal(loaded, stepped)
+    assert "_cast_cache" not in "".join(net.state_dict())
+
+
 def test_the_shipped_policy_picks_nearly_the_same_moves_in_bf16():
     observations, masks = _positions(600, seed=8)
     exact = make_agent("ppo:precision=fp32").act_batch(observations, masks)

@@ -145,6 +145,7 @@ class EngineTable:
         self._rules = rules_vector(spec.ruleset)
         self._episode: Optional[Episode] = None
         self._over = True
+        self._mask = np.zeros(0, dtype=np.int8)  # the mask of the decision asked for last
 
     def reset(self, seed: int) -> None:
         """Deal a new episode as the AEC env's ``reset(seed=seed)`` does."""
@@ -160,12 +161,14 @@ class EngineTable:
             return None
         episode: Episode = self._episode  # type: ignore[assignment]
         seat = episode.hand.current_player
+        self._mask = episode.legal_mask()
         return seat, {"observation": episode.observation(seat, self._rules),  # type: ignore[return-value]
-                      "action_mask": episode.legal_mask()}
+                      "action_mask": self._mask.copy()}
 
     def step(self, action: int) -> Optional[dict[str, Any]]:
-        """Play ``action``; the ``hand_result`` (and ``game_result``) info if a hand ended, else None."""
-        end = self._episode.apply_action(action)  # type: ignore[union-attr]
+        """Play ``action`` (legal by the mask :meth:`next_decision` gave); the ``hand_result`` (and
+        ``game_result``) info if a hand ended, else None."""
+        end = self._episode.apply_action(action, self._mask)  # type: ignore[union-attr]
         if end is None:
             return None
         self._over = end.done
