@@ -11,6 +11,7 @@ import ginenv
 from agents import REGISTRY, RandomAgent
 from ginenv.seeding import derive_seed
 from train.evaluation.evaluate import (
+    CHUNK_PAIRS,
     AECTable,
     EngineTable,
     MatchPlan,
@@ -175,6 +176,44 @@ def test_same_seed_same_results_for_any_worker_count():
     assert one.results_dict() == two.results_dict()
     other = evaluate("random", "random", games=24, episode="hand", seed=5, workers=1)
     assert other.results_dict() != one.results_dict()
+
+
+WORKER_SCRIPT = """
+import json
+
+from agents import RandomAgent, register
+from train.evaluation.evaluate import CHUNK_PAIRS, evaluate
+
+
+class FirstLegal(RandomAgent):
+    name = "first_legal"
+
+    def act(self, observation):
+        return int(observation["action_mask"].nonzero()[0][0])
+
+
+register("first_legal", FirstLegal)
+if __name__ == "__main__":
+    games = 2 * CHUNK_PAIRS + 2  # two tasks and a bit: the pool really plays
+    results = [evaluate("first_legal", "random", games=games, episode="hand", seed=9, workers=w) for w in (1, 2)]
+    print(json.dumps([[result.workers, result.results_dict()] for result in results]))
+"""
+
+
+def test_worker_processes_play_what_one_process_plays_and_know_a_scripts_agents(tmp_path):
+    """More than one task (:data:`CHUNK_PAIRS` pairs each) on two worker processes: the same figures
+    as in one process, with an agent the script registers at its top level."""
+    import json
+    import subprocess
+    import sys
+
+    script = tmp_path / "register_and_evaluate.py"
+    script.write_text(WORKER_SCRIPT)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    (workers_one, one), (workers_two, two) = json.loads(run.stdout.strip().splitlines()[-1])
+    assert (workers_one, workers_two) == (1, 2) and one == two
+    assert one["games"] == 2 * CHUNK_PAIRS + 2 and one["agent_a"] == "first_legal"
 
 
 @pytest.mark.parametrize("kwargs, message", [
