@@ -217,7 +217,7 @@ def episode_steps(table: Table, players: Sequence[Agent], seed: int, counts: Cou
             for player in players:
                 player.reset()
             new_hand = False
-        hand = table.hand
+        hand = table.hand if hands is not None else None  # its log is kept when recording
         if batched[seat]:
             action = yield seat, observation
         else:
@@ -234,7 +234,7 @@ def episode_steps(table: Table, players: Sequence[Agent], seed: int, counts: Cou
             continue
         _count_hand(info["hand_result"], hand_decisions, counts)
         if hands is not None:
-            hands.append((hand.log(), info["hand_result"]))
+            hands.append((hand.log(), info["hand_result"]))  # type: ignore[union-attr]
         new_hand, hand_decisions = True, 0
         if "game_result" in info:
             game = info["game_result"]
@@ -381,6 +381,15 @@ def worker_context() -> Any:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(WORKER_PRELOAD))
     return context
+
+
+def start_worker_server() -> None:
+    """Start :func:`worker_context`'s fork server now, where there is one (it is otherwise started by
+    the first pool): its imports then overlap this process's own."""
+    if worker_context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
 
 
 def _play_chunk(task: tuple[int, MatchPlan, int, int]) -> tuple[int, list[PairRecord]]:
@@ -553,7 +562,9 @@ def check_settings(agents: Sequence[AgentSpec], games: int, ruleset: str, episod
                    workers: Optional[int], env_kwargs: Optional[Mapping[str, Any]] = None,
                    backend: str = "local", confidence: float = 0.95) -> CheckedSettings:
     """Validate evaluation settings (raising ``ValueError`` naming the bad one, with its
-    range); return the numbers (numpy scalars as Python ones) and the number of pairs."""
+    range); return the numbers (numpy scalars as Python ones) and the number of pairs.  Where
+    local worker processes will play, their fork server starts before the agents are loaded
+    (:func:`start_worker_server`)."""
     pairs = (checked_int("games", games, 1, 2 * MAX_PAIRS) + 1) // 2
     numbers = CheckedSettings(pairs, checked_int("seed", seed, 0, MAX_SEED),
                               None if workers is None else checked_int("workers", workers, 1, MAX_WORKERS),
@@ -565,6 +576,8 @@ def check_settings(agents: Sequence[AgentSpec], games: int, ruleset: str, episod
     if episode not in EPISODES:
         raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
     ginenv.env(ruleset=ruleset, episode=episode, **dict(env_kwargs or {}))  # unknown ruleset etc.
+    if backend == "local" and pairs > CHUNK_PAIRS and (numbers.workers or 2) > 1:
+        start_worker_server()  # it imports while this process loads the agents below
     for spec in agents:
         make_agent(spec, seed=0)  # unknown agent or bad parameters: make_agent's ValueError
     return numbers
