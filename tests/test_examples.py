@@ -78,17 +78,11 @@ def test_tianshou_dqn() -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(missing("agilerl", "peft"), reason="needs agilerl (and peft, which it imports): "
                                                       "pip install -e '.[examples]'")
-def test_agilerl_maddpg() -> None:
-    check_summary(run_example("agilerl_maddpg.py", "--steps", "1000", "--num-envs", "2", "--games", "20"),
-                  "AgileRL MADDPG", 1000)
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(missing("agilerl", "peft"), reason="needs agilerl (and peft, which it imports): "
-                                                      "pip install -e '.[examples]'")
-def test_agilerl_ippo() -> None:
-    check_summary(run_example("agilerl_ippo.py", "--steps", "1024", "--num-envs", "2", "--games", "20"),
-                  "AgileRL IPPO", 1024)
+@pytest.mark.parametrize("script, algorithm, steps", [("agilerl_maddpg.py", "MADDPG", 1000),
+                                                      ("agilerl_ippo.py", "IPPO", 1024)])
+def test_agilerl(script: str, algorithm: str, steps: int) -> None:
+    check_summary(run_example(script, "--steps", str(steps), "--num-envs", "2", "--games", "20"),
+                  f"AgileRL {algorithm}", steps)
 
 
 @pytest.mark.skipif(missing("supersuit"), reason="needs supersuit: pip install -e '.[examples]'")

@@ -49,12 +49,6 @@ def _field(index: int, doc: str, kind: type = int, settable: bool = False) -> pr
     return property(get, put if settable else None, doc=doc)
 
 
-def _in_mask(action: Any, mask: np.ndarray) -> bool:
-    """Whether ``action`` is an action id set in ``mask`` (never raises)."""
-    action_id = plain_int(action)
-    return action_id is not None and 0 <= action_id < NUM_ACTIONS and bool(mask[action_id])
-
-
 def _pair(index: int, doc: str) -> property:
     """A property giving the two per-seat masks at ``index`` as a list ``[seat 0, seat 1]``."""
     return property(lambda self: self.row[index:index + 2].tolist(), doc=doc)
@@ -290,11 +284,14 @@ class HandState:
         low, knocks = core.legal_words(self.row, self.ruleset.big_gin)
         return low | knocks << KNOCK_BASE
 
-    def is_legal(self, action: Any) -> bool:
-        """Whether ``action`` is legal now (never raises)."""
+    def is_legal(self, action: Any, mask: Optional[np.ndarray] = None) -> bool:
+        """Whether ``action`` is legal now (never raises).  ``mask``: this very position's action
+        mask (as :func:`ginenv.game.core.write_mask` writes it), where the caller has it: legality
+        is read from it instead of being worked out again."""
         action_id = plain_int(action)
-        return (action_id is not None and 0 <= action_id < NUM_ACTIONS
-                and bool(self.legal_action_bits() >> action_id & 1))
+        if action_id is None or not 0 <= action_id < NUM_ACTIONS:
+            return False
+        return bool(self.legal_action_bits() >> action_id & 1 if mask is None else mask[action_id])
 
     def _why_illegal(self, action: Any) -> str:
         """Why an illegal action is illegal, in words."""
@@ -330,10 +327,8 @@ class HandState:
     # ----- transitions --------------------------------------------------
     def apply_action(self, action: int, mask: Optional[np.ndarray] = None) -> None:
         """Apply a legal action; an illegal one raises :class:`IllegalActionError` and
-        leaves the state unchanged.  ``mask``: this very position's action mask (as
-        :func:`ginenv.game.core.write_mask` writes it), where the caller has it: legality is
-        read from it instead of being worked out again."""
-        if not (self.is_legal(action) if mask is None else _in_mask(action, mask)):
+        leaves the state unchanged.  ``mask``: as for :meth:`is_legal`."""
+        if not self.is_legal(action, mask):
             action_id = plain_int(action)
             valid = action_id is not None and 0 <= action_id < NUM_ACTIONS
             name = action_text(action_id) if valid else "not an action id"  # type: ignore[arg-type]

@@ -576,7 +576,7 @@ def check_settings(agents: Sequence[AgentSpec], games: int, ruleset: str, episod
     if episode not in EPISODES:
         raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
     ginenv.env(ruleset=ruleset, episode=episode, **dict(env_kwargs or {}))  # unknown ruleset etc.
-    if backend == "local" and pairs > CHUNK_PAIRS and (numbers.workers or 2) > 1:
+    if backend == "local" and pairs > CHUNK_PAIRS and resolve_workers(numbers.workers, backend) > 1:
         start_worker_server()  # it imports while this process loads the agents below
     for spec in agents:
         make_agent(spec, seed=0)  # unknown agent or bad parameters: make_agent's ValueError
