@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from ginenv import Deal, IllegalActionError, LogError, PositionError
+from ginenv.game.encoding import OBSERVATION_SIZE
 from ginenv.game.hand import HandState
 
 GOOD = dict(dealer=0, hands=[list(range(10)), list(range(10, 20))], stock=list(range(21, 52)), pile=[20],
@@ -264,6 +265,7 @@ REFUSED = [
     (_deadwood, (None,), TypeError, "cards must be an iterable"),
     (_deadwood, (5,), TypeError, "cards must be an iterable"),
     (_decode, ({"obs": []},), ValueError, "'observation'"),
+    (_decode, (np.zeros(OBSERVATION_SIZE, dtype=np.float32),), ValueError, "shutout"),   # no rules in it
 ]
 
 

@@ -155,7 +155,10 @@ def rules_vector(ruleset: Ruleset) -> np.ndarray:
 def ruleset_of(flags: dict[str, bool], points: dict[str, int], knock_limit: int) -> Ruleset:
     """The :class:`Ruleset` whose rules these are; named after the preset with the same
     rules, else ``"custom"`` (the inverse of :func:`rules_vector`)."""
-    shutout = next(mode for mode in SHUTOUT_MODES if flags[f"shutout_{mode}"])
+    shutout = next((mode for mode in SHUTOUT_MODES if flags[f"shutout_{mode}"]), None)
+    if shutout is None:
+        raise ValueError("the rule flags set no shutout mode (one of "
+                         + ", ".join(f"shutout_{mode}" for mode in SHUTOUT_MODES) + "): not an observation of this env")
     rules = Ruleset(name="custom", knock_limit="upcard" if flags["knock_limit_upcard"] else knock_limit,
                     big_gin=flags["big_gin"], spade_double=flags["spade_double"], shutout_mode=shutout,
                     next_dealer="winner" if flags["next_dealer_winner"] else "alternate", **points)

@@ -475,26 +475,6 @@ def draw_discard_total(kept: int, cards: int) -> int:
                 best = min(best, _least_drop_deadwood(rests[i] & ~pair))
         total += best
     return total
-    suit_deadwood, suit_drop = np.empty(4, dtype=np.int64), np.empty(4, dtype=np.int64)
-    for suit in range(4):
-        suit_deadwood[suit] = _RUN_DW[kept >> (13 * suit) & SUIT_MASK]
-        suit_drop[suit] = _RUN_DROP[kept >> (13 * suit) & SUIT_MASK]
-    whole = suit_deadwood.sum()
-    for card in range(52):
-        if not cards >> card & 1:
-            continue
-        hand = kept | 1 << card
-        if _triple_ranks(hand):
-            total += least_discard_deadwood(hand)
-            continue
-        suit = card // 13
-        grown = hand >> (13 * suit) & SUIT_MASK
-        drop = _RUN_DROP[grown]
-        for other in range(4):
-            if other != suit:
-                drop = min(drop, suit_drop[other])
-        total += whole - suit_deadwood[suit] + _RUN_DW[grown] + drop
-    return total
 
 
 _MAX_MELDS = 512

@@ -15,11 +15,13 @@ from train.evaluation.evaluate import (
     AECTable,
     EngineTable,
     MatchPlan,
+    drive,
     evaluate,
     format_report,
     play_episode,
     play_pair,
     play_pairs,
+    task_pairs,
 )
 from train.evaluation.stats import pair_cluster_interval, sign_test, t_quantile, wilson_interval
 
@@ -276,3 +278,53 @@ def test_an_env_option_that_changes_the_games_plays_through_the_aec_env():
     assert isinstance(plan.make_table(), AECTable)
     record = play_pair(plan, pair=0)
     assert record.counts["decisions_a"] + record.counts["decisions_b"] == 12 and record.counts["hands"] == 0
+
+
+def test_drive_keeps_at_most_in_play_episodes_going_and_starts_them_in_order():
+    """With ``in_play`` the next episode starts as one ends, in order, and never more are under way;
+    the winners are those of all episodes driven at once."""
+    started: list[int] = []
+    under_way: set[int] = set()
+    most = 0
+
+    def episode(index: int, length: int):
+        nonlocal most
+        started.append(index)
+        under_way.add(index)
+        most = max(most, len(under_way))
+        for _ in range(length):
+            assert (yield 0, {"observation": np.zeros(3), "action_mask": np.ones(3, dtype=np.int8)}) == 0
+        under_way.discard(index)
+        return index % 2
+
+    class FirstAction:
+        """Decides every position alike (action 0), many at once."""
+
+        def batch_key(self) -> str:
+            return "first"
+
+        def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            return np.zeros(len(observations), dtype=np.int64)
+
+    lengths = [5, 1, 3, 8, 2, 2, 7, 1, 4]
+    players = [[FirstAction(), FirstAction()] for _ in lengths]
+    seconds = [[0.0, 0.0] for _ in lengths]
+
+    def episodes():
+        return [episode(i, n) for i, n in enumerate(lengths)]
+    all_at_once = drive(episodes(), players, seconds)
+    assert most == len(lengths)
+    started.clear()
+    most = 0
+    assert drive(episodes(), players, seconds, in_play=3) == all_at_once == [i % 2 for i in range(len(lengths))]
+    assert started == list(range(len(lengths))) and most == 3
+    with pytest.raises(ValueError, match="in_play"):
+        drive(episodes(), players, seconds, in_play=0)
+
+
+@pytest.mark.parametrize("pairs, workers", [(1, 1), (126, 2), (1000, 2), (1000, 3), (10**6, 8), (5, 4096)])
+def test_tasks_are_about_two_per_worker_and_cover_every_pair(pairs, workers):
+    size = task_pairs(pairs, workers)
+    assert CHUNK_PAIRS <= size <= 1000
+    tasks = -(-pairs // size)
+    assert tasks == 1 if pairs <= CHUNK_PAIRS else 2 <= tasks and (size in (CHUNK_PAIRS, 1000) or tasks <= 2 * workers)

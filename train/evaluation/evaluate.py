@@ -59,9 +59,11 @@ BACKENDS = ("local", "ray")
 MAX_PAIRS = 5_000_000
 """Most mirrored pairs per pairing (so ``games`` is at most ``2 * MAX_PAIRS``): bounds the task list."""
 CHUNK_PAIRS = 125
-"""Pairs a worker plays side by side (a task): their neural decisions go in batches of up to twice as
-many rows (a forward pass costs least per row at some 100-250 rows on the CPU).  Fixed, so that the
-batches, and the results, do not depend on the worker count."""
+"""Most mirrored pairs a worker has in play at once (their neural decisions go in batches of up to twice
+as many rows: a forward pass costs least per row at some 100-250 rows on the CPU); as a game ends the
+next of its task starts, so the batches stay full until the task's last games."""
+MAX_TASK_PAIRS = 1000
+"""Most pairs in one task (the unit of work a worker takes, and of the progress bar)."""
 MAX_WORKERS = 4096
 """Most processes (or Ray task slots) asked for."""
 MAX_CONFIDENCE = 0.999999
@@ -263,13 +265,16 @@ def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
 
 
 def drive(episodes: Sequence[Generator[Request, int, Optional[int]]], players: Sequence[Sequence[Agent]],
-          act_seconds: Sequence[list[float]]) -> list[Optional[int]]:
+          act_seconds: Sequence[list[float]], in_play: Optional[int] = None) -> list[Optional[int]]:
     """Run :func:`episode_steps` generators side by side to their ends; returns their winners.  At
     each round the pending decisions of players with the same :func:`batch_key` are taken in one
-    ``act_batch`` call (its time shared out evenly among them)."""
+    ``act_batch`` call (its time shared out evenly among them).  ``in_play``: at most that many
+    episodes at once (None: all), the next one starting, in order, as soon as one ends."""
     winners: list[Optional[int]] = [None] * len(episodes)
     keys = [[batch_key(player) for player in line_up] for line_up in players]
     pending: dict[int, Request] = {}
+    waiting = iter(range(len(episodes)))
+    limit = len(episodes) if in_play is None else checked_int("in_play", in_play, 1, None)
 
     def advance(index: int, action: Optional[int]) -> None:
         try:
@@ -277,9 +282,11 @@ def drive(episodes: Sequence[Generator[Request, int, Optional[int]]], players: S
         except StopIteration as stop:
             winners[index] = stop.value
 
-    for index in range(len(episodes)):
-        advance(index, None)
-    while pending:
+    while True:
+        while len(pending) < limit and (index := next(waiting, None)) is not None:
+            advance(index, None)
+        if not pending:
+            break
         groups: dict[Any, list[int]] = {}
         for index, (seat, _) in pending.items():
             groups.setdefault(keys[index][seat], []).append(index)
@@ -338,7 +345,7 @@ def play_pairs(plan: MatchPlan, pairs: Sequence[int], envs: Optional[Sequence[An
         tables = tables * len(seated)
     else:
         winners = drive([episode_steps(tables[g], line_ups[g], plan.env_seed(pair), counts[g], act_seconds[g], hands[g])
-                         for g, (pair, _) in enumerate(seated)], line_ups, act_seconds)
+                         for g, (pair, _) in enumerate(seated)], line_ups, act_seconds, 2 * CHUNK_PAIRS)
     elapsed = (time.perf_counter() - started) / max(1, len(pairs))
     records = []
     for k, pair in enumerate(pairs):
@@ -392,6 +399,17 @@ def start_worker_server() -> None:
         forkserver.ensure_running()
 
 
+def task_pairs(pairs: int, workers: int) -> int:
+    """Pairs per task when ``pairs`` pairs are shared among ``workers``: about two tasks per worker
+    (each task is played as one stream, :data:`CHUNK_PAIRS` pairs in play at a time, so its batches
+    run thin only at its end), between :data:`CHUNK_PAIRS` and :data:`MAX_TASK_PAIRS`.
+
+    >>> task_pairs(1000, 2), task_pairs(100, 2), task_pairs(10**6, 8)
+    (250, 125, 1000)
+    """
+    return max(CHUNK_PAIRS, min(MAX_TASK_PAIRS, -(-pairs // (2 * workers))))
+
+
 def _play_chunk(task: tuple[int, MatchPlan, int, int]) -> tuple[int, list[PairRecord]]:
     """Worker entry point: play pairs ``start .. stop - 1`` of one plan, side by side."""
     plan_index, plan, start, stop = task
@@ -413,8 +431,9 @@ def run_plans(plans: Sequence[MatchPlan], pairs: int, workers: int = 1, progress
     if replays is not None:
         write_records(replays, [])  # an unwritable path fails now, not after the games
         plans = [replace(plan, record=True) for plan in plans]
-    tasks = [(p, plan, start, min(start + CHUNK_PAIRS, pairs))
-             for p, plan in enumerate(plans) for start in range(0, pairs, CHUNK_PAIRS)]
+    size = task_pairs(pairs, workers)
+    tasks = [(p, plan, start, min(start + size, pairs))
+             for p, plan in enumerate(plans) for start in range(0, pairs, size)]
     workers = max(1, min(workers, len(tasks)))  # a small evaluation starts no worker it cannot use
     records: list[list[PairRecord]] = [[] for _ in plans]
     with tqdm(total=len(plans) * pairs, desc=desc, unit="pair", disable=not progress, smoothing=0.1) as bar:
