@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from train.cli import _build_parser, main
+from train.evaluation.tournament import load
 
 
 def _help(command):
@@ -62,6 +63,11 @@ def test_tournament_end_to_end_writes_json_csv_png(tmp_path, capsys):
     assert [row["rank"] for row in rows] == ["1", "2", "3"]
     assert {row["agent"] for row in rows} == {"random", "random#2", "random#3"}
     assert (tmp_path / "t" / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = (tmp_path / "t" / "ratings.md").read_text().splitlines()
+    assert table[0] == "| agent | Elo [95%] | ms per decision | vs random | vs random#2 | vs random#3 |"
+    assert len(table) == 2 + 3 + 2 and all(line.count("|") == 7 for line in table[:5])
+    assert table[2].startswith(f"| {data['ratings'][0]['agent']} | ") and "| – |" in table[2]
+    assert load(tmp_path / "t" / "ratings.json").to_dict() == data
 
 
 def test_tournament_fisher_intervals(tmp_path):

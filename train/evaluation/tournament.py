@@ -9,8 +9,9 @@ would read as a ranking.  Ratings: :func:`train.evaluation.ratings.bradley_terry
 from a Bayesian bootstrap over mirrored pairs (default) or from the Fisher information.
 
 Outputs (:func:`save`): ``ratings.json`` (settings, ratings, every pairing's summary, the
-win-rate matrix), ``ratings.csv`` (the ratings table) and ``ratings.png`` (ratings with
-intervals beside the win-rate matrix).
+win-rate matrix; :func:`load` reads it back), ``ratings.csv`` (the ratings table), ``ratings.md``
+(ratings, time per decision and the win-rate matrix as a Markdown table) and ``ratings.png``
+(ratings with intervals beside the win-rate matrix).
 """
 from __future__ import annotations
 
@@ -66,6 +67,23 @@ class TournamentResult:
         return {"agents": self.agents, "settings": self.settings, "ratings": self.ratings,
                 "win_rate": self.win_rate, "pairings": [p.to_dict() for p in self.pairings],
                 "elapsed_s": self.elapsed_s}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "TournamentResult":
+        """The inverse of :meth:`to_dict` (e.g. of a saved ``ratings.json``)."""
+        return cls(list(data["agents"]), dict(data["settings"]), list(data["ratings"]),
+                   [EvalResult(**pairing) for pairing in data["pairings"]], list(data["win_rate"]),
+                   float(data["elapsed_s"]))
+
+    def decision_ms(self) -> dict[str, float]:
+        """Each agent's time per decision in this tournament, in milliseconds: the median over its
+        pairings (a policy's positions of games played side by side share one forward pass, so its
+        figure is the batched cost, far below the cost of one decision taken alone)."""
+        times: dict[str, list[float]] = {label: [] for label in self.agents}
+        for pairing in self.pairings:
+            times[pairing.agent_a].append(pairing.act_ms_a)
+            times[pairing.agent_b].append(pairing.act_ms_b)
+        return {label: float(np.median(values)) if values else float("nan") for label, values in times.items()}
 
 
 def unique_labels(specs: Sequence[AgentSpec]) -> list[str]:
@@ -168,12 +186,41 @@ def format_table(result: TournamentResult) -> str:
     return "\n".join(lines)
 
 
+def format_markdown(result: TournamentResult) -> str:
+    """The ratings and the win-rate matrix as one Markdown table: per agent (best first) its Elo with
+    the interval, its time per decision (:meth:`TournamentResult.decision_ms`) and its score against
+    every agent, in the order given."""
+    s = result.settings
+    position = {label: i for i, label in enumerate(result.agents)}
+    cost = result.decision_ms()
+    level = f"{100 * s['confidence']:g}%"
+    lines = [f"| agent | Elo [{level}] | ms per decision | " + " | ".join(f"vs {a}" for a in result.agents) + " |",
+             "|---|---|---|" + "---|" * len(result.agents)]
+    for row in result.ratings:
+        scores = result.win_rate[position[row["agent"]]]
+        lines.append(f"| {row['agent']} | {row['elo']:.0f} [{row['elo_low']:.0f}, {row['elo_high']:.0f}] | "
+                     f"{cost[row['agent']]:.3g} | "
+                     + " | ".join("–" if x is None else f"{100 * x:.1f}%" for x in scores) + " |")
+    lines.append("")
+    lines.append(f"{s['games_per_pairing']} games per pairing (episode={s['episode']}, {s['ruleset']}, "
+                 f"seed {s['seed']}); each cell is the row agent's score against the column agent, draws as half wins.")
+    return "\n".join(lines) + "\n"
+
+
+def load(path: "str | Path") -> TournamentResult:
+    """A tournament saved by :func:`save`, from its ``ratings.json``."""
+    return TournamentResult.from_dict(json.loads(Path(path).read_text()))
+
+
 def save(result: TournamentResult, out_dir: "str | Path") -> dict[str, Path]:
-    """Write ``ratings.json``, ``ratings.csv`` and ``ratings.png`` into ``out_dir`` (created)."""
+    """Write ``ratings.json``, ``ratings.csv``, ``ratings.md`` (:func:`format_markdown`) and
+    ``ratings.png`` into ``out_dir`` (created)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out / "ratings.json", "csv": out / "ratings.csv", "png": out / "ratings.png"}
+    paths = {"json": out / "ratings.json", "csv": out / "ratings.csv", "md": out / "ratings.md",
+             "png": out / "ratings.png"}
     paths["json"].write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+    paths["md"].write_text(format_markdown(result))
     with paths["csv"].open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
         writer.writeheader()
