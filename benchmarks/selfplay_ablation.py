@@ -150,10 +150,12 @@ def plot(out: Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for name in ROWS:
+    colours = plt.get_cmap("tab20").colors  # one colour per row (the default cycle has ten)
+    for index, name in enumerate(ROWS):
         points = curve(out / name)
         if points:
-            ax.plot([step / 1e6 for step, _ in points], [rate for _, rate in points], marker="o", label=name)
+            ax.plot([step / 1e6 for step, _ in points], [rate for _, rate in points], marker="os^D"[index % 4],
+                    color=colours[index % len(colours)], label=name)
     ax.set(xlabel="decisions trained on (millions)", ylabel="games won against simple",
            title=f"{BASE}, one lever per row", ylim=(0, 1))
     ax.grid(alpha=0.3)
