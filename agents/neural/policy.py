@@ -68,7 +68,10 @@ DEFAULT_CHECKPOINT = Path(__file__).parents[1] / "weights" / "ppo.pt"
 """Where ``ppo`` with no ``path`` looks (the shipped agent)."""
 SELFPLAY_CHECKPOINT = Path(__file__).parents[1] / "weights" / "selfplay.pt"
 """Where ``selfplay`` with no ``path`` looks (the shipped policy of ``configs/selfplay.yaml``, trained from scratch)."""
-SHIPPED_POLICIES: dict[str, Path] = {"pagat": DEFAULT_CHECKPOINT}
+EAAI_CHECKPOINT = Path(__file__).parents[1] / "weights" / "ppo_eaai.pt"
+"""The shipped policy of ruleset ``eaai`` (``configs/ppo_eaai/1_ppo.yaml``: PPO under the EAAI-2021 rules
+from the pagat policy)."""
+SHIPPED_POLICIES: dict[str, Path] = {"pagat": DEFAULT_CHECKPOINT, "eaai": EAAI_CHECKPOINT}
 """The shipped ``ppo`` policy of each ruleset: ``ppo`` with no ``path`` plays, in each position, the
 policy of the ruleset it observes (the rules are in the observation), and :data:`DEFAULT_CHECKPOINT`
 (trained under ``pagat``) under a ruleset that has none of its own."""
@@ -507,15 +510,17 @@ _SHARED: dict[tuple[str, int, int, str], PolicyNet] = {}
 def shared_policy(path: Union[str, os.PathLike], device: torch.device = torch.device("cpu")) -> PolicyNet:
     """:func:`load_policy` on ``device``, loaded once per process, file version (path, size,
     modification time) and device, and shared by every agent that plays it there (the agents never
-    change their network)."""
+    change their network).  Loaded outside any inference mode of the caller (an agent picking a
+    ruleset's policy mid-forward): its weights are then ordinary tensors, usable everywhere."""
     resolved = Path(path).resolve()
-    try:
-        stat = resolved.stat()
-    except OSError:
-        return load_policy(path)  # the error names the file
-    key = (str(resolved), stat.st_size, stat.st_mtime_ns, str(device))
-    if key not in _SHARED:
-        _SHARED[key] = load_policy(path).to(device)
+    with torch.inference_mode(False):
+        try:
+            stat = resolved.stat()
+        except OSError:
+            return load_policy(path)  # the error names the file
+        key = (str(resolved), stat.st_size, stat.st_mtime_ns, str(device))
+        if key not in _SHARED:
+            _SHARED[key] = load_policy(path).to(device)
     return _SHARED[key]
 
 

@@ -262,3 +262,20 @@ def test_ppo_without_a_path_plays_the_shipped_policy_of_each_ruleset(tmp_path, m
     assert not torch.equal(eaai.distribution(*pagat_positions).log_probs_all,
                            shipped.distribution(*pagat_positions).log_probs_all)
     assert shipped.batch_key() == make_agent("ppo").batch_key() != pagat.batch_key()
+
+
+def test_a_rulesets_policy_first_needed_mid_forward_is_loaded_as_ordinary_tensors(tmp_path, monkeypatch):
+    """``ppo`` loads a ruleset's policy when it first sees that ruleset, inside its inference mode; the
+    weights must still be ordinary tensors (the bfloat16 trunk cache reads their version counters)."""
+    import agents.neural.policy as policy_module
+
+    torch.manual_seed(5)
+    eaai_file = tmp_path / "ppo_eaai.pt"
+    save_policy(PolicyNet(), eaai_file)
+    monkeypatch.setitem(SHIPPED_POLICIES, "eaai", eaai_file)
+    monkeypatch.setattr(policy_module, "_SHARED", {})
+    obs, masks = _observations(16, "eaai")
+    for precision in ("bf16", "fp32"):
+        actions = make_agent({"name": "ppo", "precision": precision}).act_batch(obs, masks)
+        assert actions.shape == (16,) and bool(masks[np.arange(16), actions].all())
+    assert not any(p.is_inference() for p in policy_module.shared_policy(eaai_file).parameters())
