@@ -513,13 +513,13 @@ def shared_policy(path: Union[str, os.PathLike], device: torch.device = torch.de
     change their network).  Loaded outside any inference mode of the caller (an agent picking a
     ruleset's policy mid-forward): its weights are then ordinary tensors, usable everywhere."""
     resolved = Path(path).resolve()
-    with torch.inference_mode(False):
-        try:
-            stat = resolved.stat()
-        except OSError:
-            return load_policy(path)  # the error names the file
-        key = (str(resolved), stat.st_size, stat.st_mtime_ns, str(device))
-        if key not in _SHARED:
+    try:
+        stat = resolved.stat()
+    except OSError:
+        return load_policy(path)  # the error names the file
+    key = (str(resolved), stat.st_size, stat.st_mtime_ns, str(device))
+    if key not in _SHARED:
+        with torch.inference_mode(False):
             _SHARED[key] = load_policy(path).to(device)
     return _SHARED[key]
 

@@ -16,6 +16,12 @@ from train.training.config import load_config
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def checksums(folder: str) -> dict[str, str]:
+    """``models/FOLDER/SHA256SUMS`` (``sha256sum``'s format) as {path: digest}."""
+    lines = (ROOT / "models" / folder / "SHA256SUMS").read_text().splitlines()
+    return {path: digest for digest, path in (line.split("  ", 1) for line in lines)}
+
+
 def test_the_shipped_checkpoint_is_small_policy_only_data():
     data = read_checkpoint(DEFAULT_CHECKPOINT)
     assert sorted(data) == ["format", "model", "policy"]
@@ -26,9 +32,9 @@ def test_the_shipped_checkpoint_is_small_policy_only_data():
 def test_the_committed_recipe_files_match_their_recorded_checksums():
     """models/ppo/SHA256SUMS ties the shipped weights (and every file its recipe needs) to the recipe:
     the shipped policy is what configs/ppo/4_ppo_unprioritised.yaml trained."""
-    sums = [line.split("  ", 1) for line in (ROOT / "models" / "ppo" / "SHA256SUMS").read_text().splitlines()]
-    assert "agents/weights/ppo.pt" in {path for _, path in sums}
-    for digest, path in sums:
+    sums = checksums("ppo")
+    assert "agents/weights/ppo.pt" in sums
+    for path, digest in sums.items():
         assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, path
     assert (ROOT / "agents" / "weights" / "ppo.pt").resolve() == DEFAULT_CHECKPOINT.resolve()
 
@@ -65,8 +71,7 @@ def test_the_shipped_selfplay_policy_is_observation_only_and_tied_to_its_run():
     assert sorted(data) == ["format", "model", "model_sha256", "policy"]
     assert set(data["model"]) == set(PolicyNet(Architecture(**data["policy"])).state_dict())
     assert SELFPLAY_CHECKPOINT.stat().st_size < 5_000_000
-    sums = dict(reversed(line.split("  ", 1)) for line in (ROOT / "models" / "selfplay" / "SHA256SUMS").read_text()
-                .splitlines())
+    sums = checksums("selfplay")
     shipped = sums["agents/weights/selfplay.pt"]
     assert hashlib.sha256(SELFPLAY_CHECKPOINT.read_bytes()).hexdigest() == shipped
     sources = [path for path, digest in sums.items() if digest == shipped and path.startswith("models/selfplay/")]
@@ -84,8 +89,7 @@ def test_the_shipped_eaai_policy_is_its_recipes_policy_and_plays_under_eaai():
 
     assert shipped_checkpoint("eaai") == EAAI_CHECKPOINT == SHIPPED_POLICIES["eaai"]
     assert shipped_checkpoint("pagat") == DEFAULT_CHECKPOINT
-    sums = dict(reversed(line.split("  ", 1)) for line in (ROOT / "models" / "ppo_eaai" / "SHA256SUMS").read_text()
-                .splitlines())
+    sums = checksums("ppo_eaai")
     digest = hashlib.sha256(EAAI_CHECKPOINT.read_bytes()).hexdigest()
     assert sums["agents/weights/ppo_eaai.pt"] == sums["models/ppo_eaai/1_ppo/final.pt"] == digest
     assert hashlib.sha256((ROOT / "models/ppo_eaai/1_ppo/final.pt").read_bytes()).hexdigest() == digest
