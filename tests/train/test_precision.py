@@ -10,7 +10,7 @@ import torch
 
 import ginenv
 from agents import make_agent
-from agents.neural.policy import NeuralAgent, PolicyNet, read_checkpoint
+from agents.neural.policy import NeuralAgent, PolicyNet, padded_rows, read_checkpoint
 from agents.neural.precision import cpu_has_amx, precision_problem, resolve_precision
 from train.training.config import ConfigError, load_config
 from train.training.critic import PrivilegedCritic
@@ -75,6 +75,22 @@ def test_bf16_trunk_gives_float32_outputs_close_to_fp32():
     with torch.no_grad():
         assert critic(h, privileged, torch.bfloat16).dtype == torch.float32
         assert torch.allclose(critic(h, privileged, torch.bfloat16), critic(h, privileged), atol=0.05, rtol=0.05)
+
+
+@pytest.mark.parametrize("rows", [1, 3, 31, 33, 70, 130])
+def test_bf16_inference_rows_do_not_depend_on_the_batch_they_are_padded_in(rows):
+    """Inference pads its batch to a bucket size (``padded_rows``): each row's output is what it is
+    alone or among any others (so an evaluation's games do not depend on how they were batched)."""
+    torch.manual_seed(2)
+    net = PolicyNet().eval()
+    observations = _positions(130, seed=7)[0]
+    with torch.no_grad():
+        features = net.features(torch.from_numpy(observations))
+        every = net.encode(features, torch.bfloat16)
+        some = net.encode(features[-rows:], torch.bfloat16)
+        alone = net.encode(features[-1:], torch.bfloat16)
+    assert padded_rows(rows) >= rows and some.shape == (rows, net.architecture.hidden)
+    assert torch.equal(some, every[-rows:]) and torch.equal(alone[0], every[-1])
 
 
 def test_inference_in_bf16_equals_autocast_and_follows_every_weight_change():
