@@ -127,11 +127,10 @@ class GameBatch:
         max_turns = self.spec.ruleset.max_turns_per_hand
         if b["active"].all():
             core.apply_many(self._rows, b["actions"], max_turns, self._ended)
-        else:  # the compiled step on a copy of the active rows, written back in place
+        else:  # the compiled step on the active rows only
             which = np.flatnonzero(b["active"])
-            rows, ended = self._rows[which], np.zeros(which.size, dtype=np.int64)
-            core.apply_many(rows, b["actions"][which], max_turns, ended)
-            self._rows[which] = rows
+            ended = np.zeros(which.size, dtype=np.int64)
+            core.apply_some(self._rows, which, b["actions"][which], max_turns, ended)
             self._ended[:] = 0
             self._ended[which] = ended
         infos: dict[int, dict] = {}

@@ -172,11 +172,18 @@ def apply(row: np.ndarray, action: int, max_turns: int) -> int:
 
 
 @njit(cache=True)
+def apply_some(rows: np.ndarray, which: np.ndarray, actions: np.ndarray, max_turns: int, ended: np.ndarray) -> None:
+    """:func:`apply` ``actions[k]`` to ``rows[which[k]]`` for every ``k``; ``ended[k]`` gets that
+    row's ``ENDED`` code (the other rows are left as they are)."""
+    for k in range(which.shape[0]):
+        ended[k] = apply(rows[which[k]], actions[k], max_turns)
+
+
+@njit(cache=True)
 def apply_many(rows: np.ndarray, actions: np.ndarray, max_turns: int, ended: np.ndarray) -> None:
     """:func:`apply` ``actions[i]`` to ``rows[i]`` for every game;
     ``ended[i]`` gets the row's ``ENDED`` code."""
-    for i in range(rows.shape[0]):
-        ended[i] = apply(rows[i], actions[i], max_turns)
+    apply_some(rows, np.arange(rows.shape[0]), actions, max_turns, ended)
 
 
-__all__ = ["new_row", "capacities", "legal_words", "write_mask", "apply", "apply_many"]
+__all__ = ["new_row", "capacities", "legal_words", "write_mask", "apply", "apply_some", "apply_many"]

@@ -232,15 +232,23 @@ def write_observation(row: np.ndarray, seat: int, match: np.ndarray, rules: np.n
 
 
 @njit(cache=True)
-def write_many(rows: np.ndarray, matches: np.ndarray, rules: np.ndarray, big_gin: bool, obs: np.ndarray,
-               masks: np.ndarray, to_act: np.ndarray) -> None:
-    """For every game ``i``: the seat to act in ``rows[i]`` into
-    ``to_act[i]``, its observation into ``obs[i]`` and its action mask into ``masks[i]``."""
-    for i in range(rows.shape[0]):
+def write_some(rows: np.ndarray, matches: np.ndarray, rules: np.ndarray, big_gin: bool, which: np.ndarray,
+               obs: np.ndarray, masks: np.ndarray, to_act: np.ndarray) -> None:
+    """For every game ``i`` of ``which`` (int64 indices): the seat to act in ``rows[i]`` into
+    ``to_act[i]``, its observation into ``obs[i]`` and its action mask into ``masks[i]``; the other
+    games' entries are left as they are."""
+    for i in which:
         seat = rows[i, core.CURRENT]
         to_act[i] = seat
         write_observation(rows[i], seat, matches[i], rules, obs[i])
         core.write_mask(rows[i], big_gin, masks[i])
+
+
+@njit(cache=True)
+def write_many(rows: np.ndarray, matches: np.ndarray, rules: np.ndarray, big_gin: bool, obs: np.ndarray,
+               masks: np.ndarray, to_act: np.ndarray) -> None:
+    """:func:`write_some` for every game."""
+    write_some(rows, matches, rules, big_gin, np.arange(rows.shape[0]), obs, masks, to_act)
 
 
 def encode(state: HandState, seat: int, match: MatchInfo = NO_MATCH,
@@ -358,5 +366,5 @@ def layout_table() -> str:
 
 
 __all__ = ["LAYOUT", "SLICES", "OBSERVATION_SIZE", "OBSERVATION_HIGH", "HISTORY_LENGTH", "RULE_FLAGS", "RULE_POINTS",
-           "Piece", "MatchInfo", "ObservationView", "encode", "write_observation", "write_many", "decode",
+           "Piece", "MatchInfo", "ObservationView", "encode", "write_observation", "write_many", "write_some", "decode",
            "rules_vector", "ruleset_of", "layout_table"]

@@ -8,8 +8,9 @@ game and in seat 1 in the second.  Luck of the deal thus cancels within a pair.
   :func:`agents.make_agent`) inside the process that plays, one fresh agent per game,
   seeded from ``(seed, pair, side)`` (side = A or B); they only ever see the observation dicts
   ``env.last()`` would give, and ``reset()`` is called at the start of every hand.  The games are
-  played on the engine itself (:class:`EngineTable`: the AEC env's games for the same seed, without
-  its per-step bookkeeping), or through the AEC env when an env option changes how a game runs.  Worker processes
+  played on the engine itself, many in lockstep (:mod:`train.evaluation.lockstep`: the AEC env's
+  games for the same seed, without its per-step bookkeeping), or through the AEC env when an env
+  option changes how a game runs.  Worker processes
   build agents by name, so an agent must be registered when :mod:`agents` is imported
   (``workers=1`` plays in this process and also sees agents registered at run time).
 * Work is split by pair index across ``workers`` processes (:func:`worker_context`), or with
@@ -36,18 +37,17 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Generator, Iterable, Mapping, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
-from gymnasium.utils import seeding
 from tqdm import tqdm
 
 import ginenv
 from agents import Agent, make_agent
 from ginenv.envs.aec import AGENTS, EPISODES
-from ginenv.envs.episode import Episode, EpisodeSpec
+from ginenv.envs.episode import EpisodeSpec
 from ginenv.game.checks import MAX_SEED, checked_float, checked_int
-from ginenv.game.encoding import rules_vector
 from ginenv.game.hand import HandState
 from ginenv.seeding import derive_seed
 from train.cluster import cluster_cpus, import_ray, ray_map
+from train.evaluation.lockstep import batch_key, count_episode_end, count_hand, play_lockstep
 from train.evaluation.stats import pair_cluster_interval, sign_test
 from train.play.replay import game_record, write_records
 
@@ -106,12 +106,12 @@ class MatchPlan:
     def make_env(self) -> Any:
         return ginenv.env(ruleset=self.ruleset, episode=self.episode, **dict(self.env_kwargs))
 
-    def make_table(self) -> "Table":
-        """What a game of this plan is played on: the engine itself, or the AEC env where an env
-        option changes how a game runs (``max_cycles``, ``render_mode``)."""
-        env = self.make_env()
-        raw = env.unwrapped
-        return EngineTable(raw.episode_spec) if raw.max_cycles is None and raw.render_mode is None else AECTable(env)
+    def engine_spec(self) -> Optional[EpisodeSpec]:
+        """The episode settings when this plan's games are played on the engine itself
+        (:func:`~train.evaluation.lockstep.play_lockstep`); None when an env option changes how a
+        game runs (``max_cycles``, ``render_mode``): then they are played through the AEC env."""
+        raw = self.make_env().unwrapped
+        return raw.episode_spec if raw.max_cycles is None and raw.render_mode is None else None
 
 
 @dataclass
@@ -130,55 +130,8 @@ Request = tuple[int, dict]
 """What :func:`episode_steps` yields: the seat to act and its observation dict."""
 
 
-def batch_key(player: Agent) -> Optional[Any]:
-    """A key shared by players that may decide many games' positions in one ``act_batch`` call with
-    the same results as one at a time (a deterministic neural policy: its network), else None."""
-    key = getattr(player, "batch_key", None)
-    return key() if callable(key) else None
-
-
-class EngineTable:
-    """Episodes played on the engine itself (:class:`~ginenv.envs.episode.Episode`): for the same
-    seed, the AEC env's deals, observations and hand results (tested), without its per-step
-    infos and wrappers.  What :func:`play_pairs` plays on."""
-
-    def __init__(self, spec: EpisodeSpec) -> None:
-        self.spec, self.ruleset, self.episode = spec, spec.ruleset, spec.episode
-        self._rules = rules_vector(spec.ruleset)
-        self._episode: Optional[Episode] = None
-        self._over = True
-        self._mask = np.zeros(0, dtype=np.int8)  # the mask of the decision asked for last
-
-    def reset(self, seed: int) -> None:
-        """Deal a new episode as the AEC env's ``reset(seed=seed)`` does."""
-        self._episode, self._over = self.spec.start(seeding.np_random(seed)[0]), False
-
-    @property
-    def hand(self) -> HandState:
-        return self._episode.hand  # type: ignore[union-attr]
-
-    def next_decision(self) -> Optional[Request]:
-        """The seat to act and its observation dict, or None once the episode is over."""
-        if self._over:
-            return None
-        episode: Episode = self._episode  # type: ignore[assignment]
-        seat = episode.hand.current_player
-        self._mask = episode.legal_mask()
-        return seat, {"observation": episode.observation(seat, self._rules),  # type: ignore[return-value]
-                      "action_mask": self._mask.copy()}
-
-    def step(self, action: int) -> Optional[dict[str, Any]]:
-        """Play ``action`` (legal by the mask :meth:`next_decision` gave); the ``hand_result`` (and
-        ``game_result``) info if a hand ended, else None."""
-        end = self._episode.apply_action(action, self._mask)  # type: ignore[union-attr]
-        if end is None:
-            return None
-        self._over = end.done
-        return end.info(AGENTS)
-
-
 class AECTable:
-    """The same over a PettingZoo AEC env (for instance one with a tool's wrapper around it)."""
+    """Episodes played through a PettingZoo AEC env (for instance one with a tool's wrapper around it)."""
 
     def __init__(self, env: Any) -> None:
         self.env, self.ruleset, self.episode = env, env.unwrapped.ruleset, env.unwrapped.episode
@@ -201,17 +154,14 @@ class AECTable:
         return info if "hand_result" in info else None
 
 
-Table = Union[EngineTable, AECTable]
-
-
-def episode_steps(table: Table, players: Sequence[Agent], seed: int, counts: Counter, act_seconds: list[float],
+def episode_steps(table: AECTable, players: Sequence[Agent], seed: int, counts: Counter, act_seconds: list[float],
                   hands: Optional[list[tuple[dict, dict]]] = None) -> Generator[Request, int, Optional[int]]:
     """One episode as a generator: like :func:`play_episode`, but a player with a :func:`batch_key`
     does not act itself: the generator yields ``(seat, observation)`` and is sent the action (whoever
     drives it adds the time spent to ``act_seconds``), so many episodes can batch their decisions."""
     table.reset(seed)
     batched = [batch_key(player) is not None for player in players]
-    new_hand, hand_decisions, winner = True, 0, None
+    new_hand, hand_decisions, info = True, 0, None
     decisions = [0, 0]
     while (decision := table.next_decision()) is not None:
         seat, observation = decision
@@ -234,21 +184,13 @@ def episode_steps(table: Table, players: Sequence[Agent], seed: int, counts: Cou
         decisions[seat] += 1
         if info is None:
             continue
-        _count_hand(info["hand_result"], hand_decisions, counts)
+        count_hand(info["hand_result"], hand_decisions, counts)
         if hands is not None:
             hands.append((hand.log(), info["hand_result"]))  # type: ignore[union-attr]
         new_hand, hand_decisions = True, 0
-        if "game_result" in info:
-            game = info["game_result"]
-            winner = AGENTS.index(game["winner"])
-            final = game["final_scores"]
-            counts["margin_0"] += final[0] - final[1]
-        elif table.episode == "hand":
-            hand_winner = info["hand_result"]["winner"]
-            winner = None if hand_winner is None else AGENTS.index(hand_winner)
     for seat in (0, 1):
         counts[f"decisions_{seat}"] += decisions[seat]
-    return winner
+    return None if info is None else count_episode_end(info, table.episode, counts)
 
 
 def play_episode(env: Any, players: Sequence[Agent], seed: int, counts: Counter,
@@ -304,31 +246,18 @@ def drive(episodes: Sequence[Generator[Request, int, Optional[int]]], players: S
     return winners
 
 
-def _count_hand(hand: Mapping[str, Any], decisions: int, counts: Counter) -> None:
-    counts["hands"] += 1
-    counts["hand_decisions"] += decisions
-    outcome = hand["outcome"]
-    counts[f"outcome_{outcome}"] += 1
-    if hand.get("truncated"):
-        counts["truncated"] += 1
-    if hand["knocker"] is not None:
-        counts[f"knock_{AGENTS.index(hand['knocker'])}"] += 1
-    if hand["winner"] is not None:
-        seat = AGENTS.index(hand["winner"])
-        counts[f"points_{seat}"] += hand["points"]
-        if outcome in ("gin", "big_gin", "undercut"):
-            counts[f"{'undercut' if outcome == 'undercut' else 'gin'}_{seat}"] += 1
-
-
 def play_pair(plan: MatchPlan, pair: int, env: Any = None) -> PairRecord:
     """Play mirrored pair ``pair`` of ``plan``: the same env seed twice, seats swapped."""
     return play_pairs(plan, range(pair, pair + 1), [env] if env is not None else None)[0]
 
 
 def play_pairs(plan: MatchPlan, pairs: Sequence[int], envs: Optional[Sequence[Any]] = None) -> list[PairRecord]:
-    """Play the mirrored pairs ``pairs`` of ``plan`` side by side (their games' decisions batched
-    where :func:`drive` can); the records are those of each pair played alone.  ``envs``: one env
-    per game to reuse (``2 * len(pairs)``, or one when a single pair plays its games in turn)."""
+    """Play the mirrored pairs ``pairs`` of ``plan`` side by side, at most ``2 * CHUNK_PAIRS`` games at
+    once (their decisions batched where they can be): on the engine in lockstep
+    (:func:`~train.evaluation.lockstep.play_lockstep`), or through AEC envs (:func:`drive`) where
+    :meth:`MatchPlan.engine_spec` says so or ``envs`` are given; the records are those of each pair
+    played alone.  ``envs``: one env per game to reuse (``2 * len(pairs)``, or one when a single pair
+    plays its games in turn)."""
     specs = (plan.agent_a, plan.agent_b)
     started = time.perf_counter()
     seated = [(pair, game) for pair in pairs for game in (0, 1)]  # game g: A in seat g
@@ -337,15 +266,20 @@ def play_pairs(plan: MatchPlan, pairs: Sequence[int], envs: Optional[Sequence[An
     counts = [Counter() for _ in seated]
     act_seconds = [[0.0, 0.0] for _ in seated]
     hands: list[Optional[list[tuple[dict, dict]]]] = [[] if plan.record else None for _ in seated]
-    tables = [AECTable(env) for env in envs] if envs is not None else [plan.make_table() for _ in seated]
-    if len(tables) == 1:  # one env: the games one after the other
-        winners = [drive([episode_steps(tables[0], line_ups[g], plan.env_seed(pair), counts[g], act_seconds[g],
-                                        hands[g])], [line_ups[g]], [act_seconds[g]])[0]
-                   for g, (pair, _) in enumerate(seated)]
-        tables = tables * len(seated)
+    seeds = [plan.env_seed(pair) for pair, _ in seated]
+    spec = plan.engine_spec() if envs is None else None
+    if spec is not None:
+        ruleset = spec.ruleset
+        winners = play_lockstep(spec, seeds, line_ups, counts, act_seconds, hands, 2 * CHUNK_PAIRS)
     else:
-        winners = drive([episode_steps(tables[g], line_ups[g], plan.env_seed(pair), counts[g], act_seconds[g], hands[g])
-                         for g, (pair, _) in enumerate(seated)], line_ups, act_seconds, 2 * CHUNK_PAIRS)
+        tables = [AECTable(env) for env in envs] if envs is not None else [AECTable(plan.make_env()) for _ in seated]
+        ruleset = tables[0].ruleset
+        if len(tables) == 1:  # one env: the games one after the other
+            winners = [drive([episode_steps(tables[0], line_ups[g], seeds[g], counts[g], act_seconds[g], hands[g])],
+                             [line_ups[g]], [act_seconds[g]])[0] for g in range(len(seated))]
+        else:
+            winners = drive([episode_steps(tables[g], line_ups[g], seeds[g], counts[g], act_seconds[g], hands[g])
+                             for g in range(len(seated))], line_ups, act_seconds, 2 * CHUNK_PAIRS)
     elapsed = (time.perf_counter() - started) / max(1, len(pairs))
     records = []
     for k, pair in enumerate(pairs):
@@ -357,7 +291,7 @@ def play_pairs(plan: MatchPlan, pairs: Sequence[int], envs: Optional[Sequence[An
             g = 2 * k + game
             sides = (0, 1) if game == 0 else (1, 0)
             if hands[g] is not None:
-                games.append(game_record([spec_label(specs[side]) for side in sides], tables[g].ruleset,
+                games.append(game_record([spec_label(specs[side]) for side in sides], ruleset,
                                          plan.episode, [log for log, _ in hands[g]], [r for _, r in hands[g]]))
             scores.append(0.5 if winners[g] is None else float(winners[g] == game))
             for key, value in counts[g].items():  # per-seat keys (suffix _0/_1) become A/B keys (_a/_b)
