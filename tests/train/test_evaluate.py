@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 from collections import Counter
+from multiprocessing import forkserver
 
 import numpy as np
 import pytest
@@ -19,7 +22,10 @@ from train.evaluation.evaluate import (
     play_episode,
     play_pair,
     play_pairs,
+    start_worker_server,
+    stop_worker_server,
     task_pairs,
+    worker_context,
 )
 from train.evaluation.stats import pair_cluster_interval, sign_test, t_quantile, wilson_interval
 
@@ -326,3 +332,18 @@ def test_tasks_are_about_two_per_worker_and_cover_every_pair(pairs, workers):
     assert CHUNK_PAIRS <= size <= 1000
     tasks = -(-pairs // size)
     assert tasks == 1 if pairs <= CHUNK_PAIRS else 2 <= tasks and (size in (CHUNK_PAIRS, 1000) or tasks <= 2 * workers)
+
+
+@pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(), reason="no fork server here")
+def test_the_worker_server_is_stopped_at_once_and_a_later_pool_starts_another():
+    start_worker_server()
+    pid = forkserver._forkserver._forkserver_pid
+    assert pid is not None
+    stop_worker_server()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # gone, and reaped
+    stop_worker_server()  # nothing to stop: nothing happens
+    with worker_context().Pool(1) as pool:
+        assert pool.map(abs, [-2, 3]) == [2, 3]
+    assert forkserver._forkserver._forkserver_pid not in (None, pid)
+    stop_worker_server()
