@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_evaluate import Recorder  # a random agent that records what it is given and its resets
 
 from agents import RandomAgent
 from ginenv.envs.episode import EpisodeSpec
@@ -28,21 +29,6 @@ class FirstLegal:
 
     def reset(self) -> None:
         pass
-
-
-class Recorder(RandomAgent):
-    """A random agent that records what it is given and how often it is reset."""
-
-    def __init__(self, seed=None):
-        super().__init__(seed)
-        self.resets, self.observations = 0, []
-
-    def act(self, observation):
-        self.observations.append(observation)
-        return super().act(observation)
-
-    def reset(self):
-        self.resets += 1
 
 
 class Stubborn(RandomAgent):

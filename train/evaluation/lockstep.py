@@ -1,9 +1,9 @@
 """Many games played in lockstep on the compiled engine: what an evaluation's worker runs.
 
 Each round, one compiled call encodes the position of every game in play (the seat to act, its
-observation and action mask, :func:`ginenv.game.encoding.write_many`); every agent is asked for
+observation and action mask, :func:`ginenv.game.encoding.write_some`); every agent is asked for
 the positions it must decide, all of one :func:`batch_key` in one ``act_batch`` call, the others
-one ``act`` each; one compiled call applies all the actions (:func:`ginenv.game.core.apply_many`)
+one ``act`` each; one compiled call applies all the actions (:func:`ginenv.game.core.apply_some`)
 and Python only settles the hands that ended.  A game's deals, observations and results are those
 of the AEC env reset with the game's seed (the same episode code, :mod:`ginenv.envs.episode`;
 tested move for move), and every agent sees the observation dicts ``env.last()`` would give, with
