@@ -24,16 +24,16 @@ def checksums(folder: str) -> dict[str, str]:
 
 def test_the_shipped_checkpoint_is_small_policy_only_data():
     data = read_checkpoint(DEFAULT_CHECKPOINT)
-    assert sorted(data) == ["format", "model", "policy"]
+    assert sorted(data) == ["format", "model", "model_sha256", "policy"]
     assert DEFAULT_CHECKPOINT.stat().st_size < 5_000_000
     assert make_agent("ppo").name == "ppo"
 
 
 def test_the_committed_recipe_files_match_their_recorded_checksums():
     """models/ppo/SHA256SUMS ties the shipped weights (and every file its recipe needs) to the recipe:
-    the shipped policy is what configs/ppo/4_ppo_unprioritised.yaml trained."""
+    the shipped policy is what configs/ppo/5_ppo_games.yaml trained (its run's final.pt)."""
     sums = checksums("ppo")
-    assert "agents/weights/ppo.pt" in sums
+    assert sums["agents/weights/ppo.pt"] == sums["models/ppo/5_ppo_games/final.pt"]
     for path, digest in sums.items():
         assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, path
     assert (ROOT / "agents" / "weights" / "ppo.pt").resolve() == DEFAULT_CHECKPOINT.resolve()
