@@ -2,8 +2,8 @@
 
 ``make_agent(spec)`` builds any registered agent; :func:`register` adds one (a factory taking
 ``seed=`` and the spec's parameters).  The built-in ladder is registered here: ``random``,
-``simple``, ``greedy``, ``montecarlo``, ``ppo`` and ``selfplay`` (the neural ones imported on first
-use, so that building the others does not load torch).
+``simple``, ``greedy``, ``montecarlo``, ``ppo``, ``selfplay`` and ``rollout`` (the neural ones imported
+on first use, so that building the others does not load torch).
 
 >>> make_agent("greedy", seed=0).name
 'greedy'
@@ -44,8 +44,16 @@ def _selfplay(seed: Optional[int] = None, **params: Any) -> Agent:
     return agent
 
 
+def _rollout(seed: Optional[int] = None, **params: Any) -> Agent:
+    """``rollout``: search with a policy's own rollouts (imported on first use, like ``ppo``)."""
+    from agents.search.rollout import RolloutAgent
+
+    return RolloutAgent(seed, **params)
+
+
 REGISTRY: dict[str, AgentFactory] = {"random": RandomAgent, "simple": SimpleAgent, "greedy": GreedyAgent,
-                                     "montecarlo": _montecarlo, "ppo": _neural, "selfplay": _selfplay}
+                                     "montecarlo": _montecarlo, "ppo": _neural, "selfplay": _selfplay,
+                                     "rollout": _rollout}
 
 
 def register(name: str, factory: AgentFactory) -> None:

@@ -48,6 +48,8 @@ ROWS: dict[str, tuple[str, list[str]]] = {
     "critic_deadwoods": ("the privileged critic also reads the deadwoods of the hidden cards",
                          ["critic.deadwoods=true"]),
     "low_lambda": ("GAE lambda 0.8 instead of 0.95 (more weight on the privileged critic)", ["ppo.gae_lambda=0.8"]),
+    "whole_games": ("whole games to 100 with +-1 for the game's winner (discount 0.999) instead of single hands",
+                    ["env.episode=game", "env.reward_mode=win_loss", "ppo.gamma=0.999"]),
 }
 """Row name -> (what differs from the recipe, the overrides)."""
 BASE = "configs/experiments/selfplay_v1.yaml"

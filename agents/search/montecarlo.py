@@ -168,36 +168,16 @@ class MonteCarloAgent:
         return options[self.pick(self.worth(view, evaluate(rows, np.array(options, dtype=np.int64), settings)))]
 
     def worth(self, view: ObservationView, points: np.ndarray) -> np.ndarray:
-        """What the rollouts' hand ``points`` (from my side) are worth by ``value``: the
-        points themselves, or in a game the chance of winning it (:mod:`agents.search.equity`)."""
-        if self.value == "points" or not view.game_mode:
-            return points
-        return game_values(win_table(view.ruleset), view.scores, points)
+        """:func:`worth` by this agent's ``value``."""
+        return worth(view, points, self.value)
 
     def samples_of(self, view: ObservationView, mask: np.ndarray) -> np.ndarray:
-        """``samples`` full hands consistent with the observation (``mask``: its action
-        mask), me as seat 0, as :mod:`agents.search.positions` positions."""
-        template = position(view, forced(view, mask)).row
-        known, hidden = known_mask(view), unknown_count(view)
-        orders = shuffles(unknown_cards(template, known), self._rng, self.samples)
-        draws = max(0, len(view.opp_discards) - len(view.opp_picked)) if self.prior == "kept" else 0
-        if draws:
-            orders = kept_deals(orders, hidden, draws, known, shuffles(np.arange(view.stock_size), self._rng,
-                                                                        self.samples))
-        return deal(template, known, orders, hidden)
+        """:func:`sample_hands` with this agent's generator, ``samples`` and ``prior``."""
+        return sample_hands(view, mask, self._rng, self.samples, self.prior)
 
     def pick(self, values: np.ndarray) -> int:
-        """Row of the chosen candidate: the best mean among those that beat row 0 (greedy's
-        choice) by more than ``margin`` standard errors of the paired differences; else 0."""
-        best, best_mean = 0, 0.0
-        n = values.shape[1]
-        for i in range(1, values.shape[0]):
-            diff = values[i] - values[0]
-            mean = float(diff.mean())
-            error = float(diff.std(ddof=1)) / np.sqrt(n) if n > 1 else 0.0
-            if mean > self.margin * error and mean > best_mean:
-                best, best_mean = i, mean
-        return best
+        """:func:`pick` with this agent's ``margin`` (row 0 is the guide's choice)."""
+        return pick(values, self.margin)
 
     def candidate_actions(self, seen: Seen, low: int, knocks: int, knock: int, settings: Settings,
                           guide: Optional[int] = None) -> list[int]:
@@ -228,6 +208,48 @@ class MonteCarloAgent:
         pass
 
 
+def worth(view: ObservationView, points: np.ndarray, value: str) -> np.ndarray:
+    """What rollouts' hand ``points`` (from the searcher's side) are worth by ``value``: the points
+    themselves (``"points"``, and always in hand mode), or with ``"game"`` the chance of winning the
+    game from the scores each leaves (:mod:`agents.search.equity`)."""
+    if value == "points" or not view.game_mode:
+        return points
+    return game_values(win_table(view.ruleset), view.scores, points)
+
+
+def sample_hands(view: ObservationView, mask: np.ndarray, rng: np.random.Generator, count: int,
+                 prior: str) -> np.ndarray:
+    """``count`` full hands consistent with the observation ``view`` (``mask``: its action mask),
+    the searcher as seat 0, as :mod:`agents.search.positions` positions; the opponent's unknown cards
+    dealt by ``prior`` (``"kept"`` or ``"uniform"``, see the module docstring) with ``rng``."""
+    template = position(view, forced(view, mask)).row
+    known, hidden = known_mask(view), unknown_count(view)
+    orders = shuffles(unknown_cards(template, known), rng, count)
+    draws = max(0, len(view.opp_discards) - len(view.opp_picked)) if prior == "kept" else 0
+    if draws:
+        orders = kept_deals(orders, hidden, draws, known, shuffles(np.arange(view.stock_size), rng, count))
+    return deal(template, known, orders, hidden)
+
+
+def pick(values: np.ndarray, margin: float) -> int:
+    """Row of the chosen candidate of ``values [candidates, samples]``: the best mean among those
+    that beat row 0 (the default choice) by more than ``margin`` standard errors of the paired
+    differences; else 0.
+
+    >>> pick(np.array([[0.0, 0.0, 0.0], [1.0, 1.1, 0.9]]), 1.0)
+    1
+    """
+    best, best_mean = 0, 0.0
+    n = values.shape[1]
+    for i in range(1, values.shape[0]):
+        diff = values[i] - values[0]
+        mean = float(diff.mean())
+        error = float(diff.std(ddof=1)) / np.sqrt(n) if n > 1 else 0.0
+        if mean > margin * error and mean > best_mean:
+            best, best_mean = i, mean
+    return best
+
+
 def _guide_agent(spec: str, seed: int, agent_factory: Optional[Callable[..., Any]]) -> Any:
     """The agent of a ``guide`` spec (``montecarlo`` itself is refused: no nested searches)."""
     if not isinstance(spec, str) or parse_spec(spec)[0] == "montecarlo":
@@ -241,4 +263,4 @@ GUIDE = GreedyAgent().policy
 """greedy's default policy; the guide replaces its knock schedule with mine."""
 
 
-__all__ = ["MonteCarloAgent", "default_knock"]
+__all__ = ["MonteCarloAgent", "default_knock", "pick", "sample_hands", "worth"]
