@@ -131,7 +131,10 @@ def unknown_count(view: ObservationView) -> int:
 def position(view: ObservationView, forced_draw: bool = False) -> HandState:
     """One full hand that shows seat 0 exactly ``view`` (its own observation): the same
     hand, pile, phase, card it may not discard, the opponent's known picks, discards and
-    declines, history, knock limit, doubling and ruleset.  The cards seat 0 cannot place
+    declines, history, knock limit, doubling and ruleset.  Seat 0's own picks (which the
+    opponent saw it take) are the cards of its hand that were discarded before, as far as the
+    observed history reaches, and the card it has just taken; a first upcard taken at the deal
+    is not among them once discarded over (nothing in the observation shows it).  The cards seat 0 cannot place
     are dealt, ascending, to the opponent's unknown cards and then the stock (top first).
     ``forced_draw``: both passed the first upcard (the action mask shows it: a draw where
     taking is not legal).  An observation no position fits is a
@@ -144,12 +147,15 @@ def position(view: ObservationView, forced_draw: bool = False) -> HandState:
         raise PositionError(f"position: the observation is inconsistent ({len(unknown)} unknown cards for "
                             f"{hidden} hidden and a stock of {view.stock_size})")
     mine = list(view.hand)
+    was_face_up = {card for _, card in view.history} | ({view.no_discard} if view.no_discard is not None else set())
+    my_picks = tuple(card for card in mine if card in was_face_up)
     state = HandState.from_position(
         dealer=ME if view.is_dealer else OPPONENT, hands=[mine, list(view.opp_picked) + unknown[:hidden]],
         stock=unknown[hidden:], pile=pile, current_player=ME, phase=view.phase, ruleset=view.ruleset,
         first_upcard=pile[0] if pile else (view.no_discard if view.no_discard is not None else mine[0]),
         taken=view.no_discard, forced_draw=forced_draw, passes=1 if view.phase == "offer" and view.is_dealer else 0,
-        picked=[(), view.opp_picked], discarded=[view.my_discards, view.opp_discards], declined=[(), view.opp_declined],
+        picked=[my_picks, view.opp_picked], discarded=[view.my_discards, view.opp_discards],
+        declined=[(), view.opp_declined],
         history=[(OPPONENT if by_opp else ME, card) for by_opp, card in reversed(view.history)])
     state.knock_limit = view.knock_limit
     state.doubled = view.hand_doubled

@@ -98,3 +98,27 @@ def test_accessors_step_and_points_agree_with_the_engine(ruleset: str) -> None:
         for seat in (0, 1):
             won = 0 if result.winner is None else result.points if result.winner == seat else -result.points
             assert search.points(row, rules, seat) == won
+
+
+def test_positions_give_the_observer_the_picks_its_opponent_saw() -> None:
+    """Seat 0's picks in a position (what the opponent saw it take from the pile) are those the real
+    opponent observes, except a first upcard taken at the deal, which no later discard shows."""
+    checked = nonempty = 0
+    for seed in range(6):
+        env = ginenv.env(ruleset="pagat", episode="hand")
+        env.reset(seed=seed)
+        players = {"player_0": make_agent("greedy"), "player_1": make_agent("simple", seed=seed)}
+        for name in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            if name == "player_0":
+                view = ginenv.decode(observation)
+                state = search.position(view, search.forced(view, observation["action_mask"]))
+                mine = {card for card in range(52) if state.picked[0] >> card & 1}
+                seen = set(ginenv.decode(env.observe("player_1")).opp_picked)
+                assert mine <= seen <= mine | {env.unwrapped.hand.deal.upcard}
+                checked, nonempty = checked + 1, nonempty + bool(mine)
+            env.step(players[name].act(observation))
+    assert checked >= 40 and nonempty >= 5, (checked, nonempty)
