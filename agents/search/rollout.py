@@ -9,7 +9,8 @@ Everything is read from the observation (:func:`ginenv.decode`); the policy is a
 * **Sampling**: ``samples`` full hands consistent with the observation, the searcher as seat 0
   (:func:`agents.search.montecarlo.sample_hands`, ``prior`` as for ``montecarlo``).
 * **Rollouts**: every candidate is applied to every sampled hand (common random numbers), and
-  each hand is played to its end by the policy for both seats, its most likely action each time.
+  each hand is played to its end by the policy for both seats, its most likely action each time
+  (``sample=true``: an action drawn from the policy, with the agent's own seeded generator).
   All the hands of one decision move together: one compiled call encodes every position to act
   (:func:`ginenv.game.encoding.write_some`), one forward pass decides them, one compiled call
   applies the actions (:func:`ginenv.game.core.apply_some`).
@@ -63,12 +64,13 @@ class RolloutAgent:
         margin: standard errors by which a candidate must beat the policy's choice (finite, ``>= 0``).
         prior: how the opponent's unknown cards are dealt, ``"kept"`` or ``"uniform"``.
         value: ``"points"`` or ``"game"`` (see the module docstring).
+        sample: draw the rollouts' actions from the policy instead of taking the most likely one.
         threads, precision: the policy's torch threads and arithmetic (as for ``ppo``).
     """
 
     def __init__(self, seed: Optional[int] = None, *, path: Optional[str] = None, samples: int = 32,
                  candidates: int = 3, margin: float = 1.0, prior: str = "kept", value: str = "points",
-                 threads: int = 1, precision: str = "auto") -> None:
+                 sample: bool = False, threads: int = 1, precision: str = "auto") -> None:
         self.samples = checked_int("rollout: samples", samples, 1, MAX_SAMPLES)
         self.candidates = checked_int("rollout: candidates", candidates, 1, NUM_ACTIONS)
         self.margin = checked_float("rollout: margin", margin, 0.0, closed=True)
@@ -80,7 +82,8 @@ class RolloutAgent:
         self.name = "rollout"
         self._rng = np.random.default_rng(checked_seed(seed, "rollout: seed"))
         try:
-            self.policy = NeuralAgent(path=path, threads=threads, precision=precision)
+            policy_seed = int(self._rng.integers(2**63)) if sample else None  # drawn only when it is used
+            self.policy = NeuralAgent(policy_seed, path=path, sample=sample, threads=threads, precision=precision)
         except ValueError as err:
             raise ValueError(f"rollout: {str(err).removeprefix('ppo: ')}") from None
 

@@ -85,17 +85,19 @@ def test_rollout_without_search_plays_the_policys_choice() -> None:
             assert agent.act(observation) == policy.act(observation)
 
 
-def test_rollout_is_reproducible_with_its_seed() -> None:
-    first = action_trace("rollout:samples=3", "simple", 2, (9, 1))
-    assert first == action_trace("rollout:samples=3", "simple", 2, (9, 1))
+@pytest.mark.parametrize("spec", ["rollout:samples=3", "rollout:samples=3,sample=true"])
+def test_rollout_is_reproducible_with_its_seed(spec: str) -> None:
+    first = action_trace(spec, "simple", 2, (9, 1))
+    assert first == action_trace(spec, "simple", 2, (9, 1))
 
 
 def test_rollout_spec_parameters() -> None:
-    agent = make_agent("rollout:samples=8,candidates=2,margin=0,prior=uniform,value=game", seed=1)
+    agent = make_agent("rollout:samples=8,candidates=2,margin=0,prior=uniform,value=game,sample=true", seed=1)
     assert isinstance(agent, RolloutAgent) and agent.name == "rollout"
     assert (agent.samples, agent.candidates, agent.margin, agent.prior, agent.value) == (8, 2, 0, "uniform", "game")
+    assert agent.policy.sample
     for bad in ("rollout:samples=0", "rollout:samples=5000", "rollout:candidates=0", "rollout:margin=-1",
-                "rollout:prior=best", "rollout:value=wins", "rollout:precision=fp8", "rollout:threads=0",
-                "rollout:depth=3"):
+                "rollout:prior=best", "rollout:value=wins", "rollout:sample=maybe", "rollout:precision=fp8",
+                "rollout:threads=0", "rollout:depth=3"):
         with pytest.raises(ValueError):
             make_agent(bad, seed=0)
