@@ -24,8 +24,8 @@ Everything is read from the observation (:func:`ginenv.decode`); the policy is a
 The searcher's opponent in the rollouts is the same policy, dealt the cards the searcher cannot
 see; so the search improves on the policy against players like itself.  Randomness comes only
 from the agent's own seeded generator (the sampled hands).  A decision costs one forward pass per
-step of the longest rollout (about 20 steps early in a hand): some 10–40 ms at the defaults on
-one core.
+step of the longest rollout (about 20 steps early in a hand): about 70 ms at the defaults on one
+core of the 2-core development machine, the other core busy.
 
 >>> import ginenv
 >>> env = ginenv.env(); env.reset(seed=0)

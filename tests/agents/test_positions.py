@@ -13,8 +13,9 @@ from ginenv.game.encoding import encode
 from ginenv.game.hand import HandState
 
 
-def observations(ruleset: str, seeds: range):
-    """Every observation of player_0 in hands of greedy against simple."""
+def observed(ruleset: str, seeds: range):
+    """``(env, observation)`` for every observation of player_0 in hands of greedy against simple,
+    the env as it stands at that observation."""
     for seed in seeds:
         env = ginenv.env(ruleset=ruleset, episode="hand")
         env.reset(seed=seed)
@@ -25,8 +26,14 @@ def observations(ruleset: str, seeds: range):
                 env.step(None)
                 continue
             if name == "player_0":
-                yield observation
+                yield env, observation
             env.step(players[name].act(observation))
+
+
+def observations(ruleset: str, seeds: range):
+    """Every observation of player_0 in hands of greedy against simple."""
+    for _, observation in observed(ruleset, seeds):
+        yield observation
 
 
 def assert_consistent(rows: np.ndarray, observation: dict) -> None:
@@ -104,21 +111,11 @@ def test_positions_give_the_observer_the_picks_its_opponent_saw() -> None:
     """Seat 0's picks in a position (what the opponent saw it take from the pile) are those the real
     opponent observes, except a first upcard taken at the deal, which no later discard shows."""
     checked = nonempty = 0
-    for seed in range(6):
-        env = ginenv.env(ruleset="pagat", episode="hand")
-        env.reset(seed=seed)
-        players = {"player_0": make_agent("greedy"), "player_1": make_agent("simple", seed=seed)}
-        for name in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            if name == "player_0":
-                view = ginenv.decode(observation)
-                state = search.position(view, search.forced(view, observation["action_mask"]))
-                mine = {card for card in range(52) if state.picked[0] >> card & 1}
-                seen = set(ginenv.decode(env.observe("player_1")).opp_picked)
-                assert mine <= seen <= mine | {env.unwrapped.hand.deal.upcard}
-                checked, nonempty = checked + 1, nonempty + bool(mine)
-            env.step(players[name].act(observation))
+    for env, observation in observed("pagat", range(6)):
+        view = ginenv.decode(observation)
+        state = search.position(view, search.forced(view, observation["action_mask"]))
+        mine = {card for card in range(52) if state.picked[0] >> card & 1}
+        seen = set(ginenv.decode(env.observe("player_1")).opp_picked)
+        assert mine <= seen <= mine | {env.unwrapped.hand.deal.upcard}
+        checked, nonempty = checked + 1, nonempty + bool(mine)
     assert checked >= 40 and nonempty >= 5, (checked, nonempty)
