@@ -50,6 +50,8 @@ ROWS: dict[str, tuple[str, list[str]]] = {
     "low_lambda": ("GAE lambda 0.8 instead of 0.95 (more weight on the privileged critic)", ["ppo.gae_lambda=0.8"]),
     "whole_games": ("whole games to 100 with +-1 for the game's winner (discount 0.999) instead of single hands",
                     ["env.episode=game", "env.reward_mode=win_loss", "ppo.gamma=0.999"]),
+    "belief": ("an opponent model: a head on the trunk guesses the opponent's hand (auxiliary loss, weight 0.5)",
+               ["critic.belief=0.5"]),
 }
 """Row name -> (what differs from the recipe, the overrides)."""
 BASE = "configs/experiments/selfplay_v1.yaml"

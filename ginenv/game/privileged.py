@@ -38,6 +38,8 @@ from ginenv.game.scoring import bit_count
 
 PRIVILEGED_SIZE = 107
 """Length of the privileged vector: ``opponent_hand`` (52), ``stock_order`` (52), ``deadwoods`` (3)."""
+OPPONENT_HAND = 52
+"""Length of its first piece, the opponent's hand."""
 PRIVILEGED_CARDS = 104
 """Length of its first two pieces (the cards alone)."""
 PRIVILEGED_PIECES = ("opponent_hand", "stock_order", "deadwoods")
@@ -48,7 +50,7 @@ def write_privileged(row: np.ndarray, seat: int, out: np.ndarray) -> None:
     """The privileged vector of ``seat`` in the hand ``row`` into ``out`` (``PRIVILEGED_SIZE``)."""
     out[:] = 0.0
     other = core.HAND + 1 - seat
-    for card in range(52):
+    for card in range(OPPONENT_HAND):
         if row[other] >> card & 1:
             out[card] = 1.0
     length = row[core.STOCK_LEN]

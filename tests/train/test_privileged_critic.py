@@ -11,7 +11,10 @@
   garbage as the privileged vector samples the very same actions with the same probabilities;
   only the recorded values differ (no path from that vector into the policy's input).
 * ``test_policy_files_hold_no_critic``: ``final.pt`` / ``best.pt`` are the plain policy; the
-  critic lives only in the full checkpoints, and a resumed run picks it up exactly.
+  critic (with ``critic.belief`` its belief head too) lives only in the full checkpoints, and a
+  resumed run picks it up exactly.
+* ``test_the_belief_head_learns_the_opponents_hand``: with ``critic.belief`` PPO's updates teach the
+  head to guess the opponent's hand better than any guess blind to the observation.
 """
 from __future__ import annotations
 
@@ -27,10 +30,10 @@ from ginenv.game.melds import deadwood
 from ginenv.game.privileged import PRIVILEGED_CARDS, PRIVILEGED_SIZE, write_privileged
 from train.training.checkpoint import latest_full
 from train.training.collect import Collector
-from train.training.config import CriticConfig, LeagueConfig, load_config
+from train.training.config import ConfigError, CriticConfig, LeagueConfig, load_config
 from train.training.critic import PrivilegedCritic
 from train.training.league import League
-from train.training.ppo import train
+from train.training.ppo import ppo_update, train
 
 TINY = ["policy.hidden=32", "policy.card_dim=4", "critic.hidden=32", "env.num_envs=8", "ppo.rollout_steps=16",
         "eval.every=0", "eval.games=2", "eval.episode=hand", "eval.opponents=[random]", "eval.best_against=random",
@@ -152,9 +155,11 @@ def test_without_a_privileged_critic_the_batch_carries_no_hidden_cards():
     assert batch.privileged.shape == (len(batch), 0)
 
 
-def test_policy_files_hold_no_critic_and_resume_restores_it(tmp_path):
+@pytest.mark.parametrize("belief", [0.0, 0.5])
+def test_policy_files_hold_no_critic_and_resume_restores_it(tmp_path, belief):
     overrides = TINY + ["critic.kind=privileged", "league.opponents={self: 1, snapshot: 1}", "league.pfsp=1.0",
-                        "league.snapshot_every=1", "checkpoint_every=2", "ppo.total_steps=100000"]
+                        "league.snapshot_every=1", "checkpoint_every=2", "ppo.total_steps=100000",
+                        f"critic.belief={belief}"]
     run = train(load_config(None, overrides + ["name=whole"]), out=tmp_path, progress_bar=False, stop_after=4)
     policy = read_checkpoint(run / "final.pt")
     assert sorted(policy) == ["format", "model", "model_sha256", "policy"]
@@ -162,6 +167,7 @@ def test_policy_files_hold_no_critic_and_resume_restores_it(tmp_path):
     assert not any(key.startswith("critic") or "body" in key for key in policy["model"])
     full = latest_full(run / "checkpoints")
     assert "critic" in full and full["update"] == 4
+    assert any(key.startswith("belief_out") for key in full["critic"]) == (belief > 0)
     halves = train(load_config(None, overrides + ["name=halves"]), out=tmp_path, progress_bar=False, stop_after=2)
     train(None, resume=halves, progress_bar=False, stop_after=4)
     resumed = latest_full(halves / "checkpoints")
@@ -199,3 +205,28 @@ def test_the_critic_reads_the_deadwoods_only_with_critic_deadwoods():
         assert torch.equal(cards_only(h, privileged), cards_only(h, other))
         assert not torch.equal(with_deadwoods(h, privileged), with_deadwoods(h, other))
     assert load_config(None, ["critic.kind=privileged", "critic.deadwoods=true"]).critic.deadwoods
+
+
+def test_the_belief_head_learns_the_opponents_hand():
+    """The best guess that ignores the observation, each card held with probability 10/52, scores a
+    binary cross-entropy of about 0.49; one that reads the seat's own hand and the discard pile does
+    better.  A fresh head starts at log 2 = 0.69."""
+    cfg = load_config(None, TINY + ["critic.kind=privileged", "critic.belief=1.0", "ppo.lr=0.003"])
+    torch.manual_seed(0)
+    net = PolicyNet(cfg.policy)
+    critic = PrivilegedCritic(cfg.critic, cfg.policy.hidden)
+    optimizer = torch.optim.Adam([*net.parameters(), *critic.parameters()], lr=cfg.ppo.lr)
+    collector = Collector(cfg, net, League(LeagueConfig(opponents={"self": 1}), seed=0), critic=critic)
+    generator = torch.Generator().manual_seed(0)
+    losses = []
+    for _ in range(40):
+        batch, _ = collector.collect(cfg.ppo.rollout_steps, generator)
+        losses.append(ppo_update(net, optimizer, batch, cfg.ppo, generator, critic)["belief_loss"])
+    blind = -(10 / 52 * np.log(10 / 52) + 42 / 52 * np.log(42 / 52))
+    assert losses[0] > blind and np.mean(losses[-5:]) < blind - 0.05, losses
+
+
+def test_belief_needs_the_privileged_critic():
+    with pytest.raises(ConfigError, match="critic.belief"):
+        load_config(None, ["critic.belief=1.0"])
+    assert load_config(None, []).critic.belief == 0.0  # off unless asked for

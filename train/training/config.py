@@ -182,6 +182,11 @@ class CriticConfig:
     """The privileged critic also reads three rule-derived numbers (the opponent's least deadwood,
     and the opponent's and the seat's own with the stock's next card added; see
     :mod:`ginenv.game.privileged`) beside the hidden cards; ``false``: the cards alone."""
+    belief: float = 0.0
+    """Weight of an auxiliary loss that models the opponent (``0``: off; needs ``kind: privileged``): a
+    head on the policy trunk's output predicts which cards the opponent holds, trained by binary
+    cross-entropy against its true hand.  Its gradient shapes the trunk that the policy reads; the head
+    itself lives with the privileged critic, so no policy file carries it and play needs no hidden card."""
 
 
 @dataclass(frozen=True)
@@ -508,7 +513,7 @@ CHECKS: dict[str, Any] = {
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
     "critic.kind": _choice("policy", "privileged"), "critic.hidden": _int(1, 4096), "critic.layers": _int(1, 16),
-    "critic.deadwoods": _flag, "shaping.deadwood": _number(0, 100),
+    "critic.deadwoods": _flag, "critic.belief": _number(0, 100), "shaping.deadwood": _number(0, 100),
     "clone.agent": _optional(_agent_spec), "clone.decisions": _int(1, 10**8), "clone.epochs": _int(1, 1000),
     "clone.lr": _number(0, 1, open_low=True), "clone.chunk": _int(1, 10**7), "clone.workers": _int(1, 256),
     "clone.knock_weight": _number(0, 1000, open_low=True), "clone.anneal_lr": _flag, "clone.augment": _flag,
@@ -784,6 +789,10 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
         if cfg.clone.held_out >= chunks:
             raise ConfigError(f"clone.held_out: must leave at least one of the {chunks} chunks of clone.decisions "
                               f"for training, got {cfg.clone.held_out}")
+    with _blame(origin, "critic.belief", "critic.kind"):
+        if cfg.critic.belief > 0 and cfg.critic.kind != "privileged":
+            raise ConfigError("critic.belief: needs critic.kind 'privileged' (the head learns from the hidden "
+                              f"cards that only the privileged critic's batch carries), got {cfg.critic.kind!r}")
     with _blame(origin, "clone.augment", "policy.kind"):
         if cfg.clone.augment and cfg.policy.kind != "cards":
             raise ConfigError("clone.augment: needs policy.kind 'cards' (its card channels are renamed), "

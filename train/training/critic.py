@@ -7,7 +7,9 @@ opponent's hand and the stock order) that the rollout takes from
 :meth:`ginenv.envs.batched.BatchedGinEnv.privileged`.  The policy's logits never depend on
 that vector: it enters only here, and this module lives in the trainer, so no policy
 file, snapshot or agent carries it.  Knowing the hidden cards removes most of the noise
-from the value targets (PerfectDou's perfect-training-imperfect-execution).
+from the value targets (PerfectDou's perfect-training-imperfect-execution).  With ``critic.belief``
+a second head on ``h`` learns to guess the opponent's hand (an auxiliary loss that teaches the trunk
+to model the opponent); it too is trained here and never saved with a policy.
 
 >>> import torch
 >>> from agents.neural.policy import PolicyNet
@@ -25,7 +27,7 @@ from torch import nn
 
 from agents.neural.policy import orthogonal_linear, relu_mlp
 from agents.neural.precision import autocast
-from ginenv.game.privileged import PRIVILEGED_CARDS, PRIVILEGED_SIZE
+from ginenv.game.privileged import OPPONENT_HAND, PRIVILEGED_CARDS, PRIVILEGED_SIZE
 from train.training.config import CriticConfig
 
 
@@ -38,6 +40,10 @@ class PrivilegedCritic(nn.Module):
         """How many leading numbers of the privileged vector it reads (``critic.deadwoods``)."""
         self.body = relu_mlp(trunk_width + self.reads, cfg.hidden, cfg.layers)
         self.value_out = orthogonal_linear(cfg.hidden, 1, std=1.0)
+        self.belief = cfg.belief
+        """Weight of the opponent-model loss (``critic.belief``); its head exists only when it is on."""
+        if cfg.belief > 0:
+            self.belief_out = orthogonal_linear(trunk_width, OPPONENT_HAND, std=0.01)
 
     def forward(self, h: torch.Tensor, privileged: torch.Tensor,
                 precision: Optional[torch.dtype] = None) -> torch.Tensor:
@@ -45,6 +51,12 @@ class PrivilegedCritic(nn.Module):
         with autocast(h.device, precision):
             body = self.body(torch.cat([h, privileged[:, :self.reads]], dim=1))
         return self.value_out(body.float()).squeeze(-1)
+
+    def belief_loss(self, h: torch.Tensor, privileged: torch.Tensor) -> torch.Tensor:
+        """Mean binary cross-entropy of the belief head's guess from ``h`` against the opponent's
+        true hand (the privileged vector's first block), over all 52 cards."""
+        logits = self.belief_out(h.float())
+        return nn.functional.binary_cross_entropy_with_logits(logits, privileged[:, :OPPONENT_HAND])
 
 
 def make_critic(cfg: CriticConfig, trunk_width: int) -> Optional[PrivilegedCritic]:

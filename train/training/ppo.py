@@ -63,7 +63,8 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                precision: Optional[torch.dtype] = None) -> dict[str, float]:
     """``cfg.epochs`` passes of clipped-PPO minibatch updates over ``batch``; returns the
     mean losses, entropy, approximate KL, clip fraction and explained variance.  With a
-    ``critic`` the value loss trains it (on ``batch.privileged``) instead of ``net``'s value head.
+    ``critic`` the value loss trains it (on ``batch.privileged``) instead of ``net``'s value head,
+    and with ``critic.belief`` its belief head's loss joins the total (reported as ``belief_loss``).
     ``precision``: the autocast dtype of the trunks' products (:mod:`agents.neural.precision`;
     None: float32); the logits, values, losses and gradients are float32 either way."""
     device = module_device(net)
@@ -74,7 +75,9 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     parameters = [p for group in optimizer.param_groups for p in group["params"]]
     size = len(batch)
     mb_size = max(1, math.ceil(size / cfg.minibatches))
-    sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
+    believing = critic is not None and critic.belief > 0
+    sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0,
+            **({"belief_loss": 0.0} if believing else {})}
     count = 0
     for _ in range(cfg.epochs):
         order = torch.randperm(size, generator=generator).to(device)
@@ -103,6 +106,10 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                 value_loss = 0.5 * ((values - b_returns[mb]) ** 2).mean()
             entropy = dist.entropy().mean()
             loss = policy_loss - cfg.ent_coef * entropy + cfg.vf_coef * value_loss
+            if believing:
+                belief_loss = critic.belief_loss(h, b_privileged[mb])
+                loss = loss + critic.belief * belief_loss
+                sums["belief_loss"] += float(belief_loss.detach())
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(parameters, cfg.max_grad_norm)
@@ -251,7 +258,8 @@ class Trainer:
 
 
 def _log(writer: SummaryWriter, metrics: dict[str, float], step: int) -> None:
-    losses = {"policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance"}
+    losses = {"policy_loss", "value_loss", "belief_loss", "entropy", "approx_kl", "clip_fraction",
+              "explained_variance"}
     for key, value in metrics.items():
         if value == value:  # skip nan
             writer.add_scalar(("losses/" if key in losses else "charts/") + key, value, step)
