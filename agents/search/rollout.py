@@ -97,8 +97,12 @@ class RolloutAgent:
         if len(options) == 1:
             return options[0]
         view = decode(observation)
-        hands = sample_hands(view, mask, self._rng, self.samples, self.prior)
-        return options[pick(worth(view, self.play_out(view, hands, options), self.value), self.margin)]
+        return options[pick(worth(view, self.play_out(view, self.samples_of(view, mask), options), self.value),
+                            self.margin)]
+
+    def samples_of(self, view: ObservationView, mask: np.ndarray) -> np.ndarray:
+        """:func:`agents.search.montecarlo.sample_hands` with this agent's generator, ``samples`` and ``prior``."""
+        return sample_hands(view, mask, self._rng, self.samples, self.prior)
 
     def candidate_actions(self, obs: np.ndarray, mask: np.ndarray) -> list[int]:
         """The policy's ``candidates`` most likely legal actions for ``obs [1, OBS]``, most likely first."""
