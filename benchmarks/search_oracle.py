@@ -42,7 +42,7 @@ class OracleRollout(RolloutAgent):
     truth: int = 0
     """The opponent's true hand as a 52-bit mask."""
 
-    def samples_of(self, view: ObservationView, mask: np.ndarray) -> np.ndarray:
+    def samples_of(self, view: ObservationView, mask: np.ndarray, obs: np.ndarray) -> np.ndarray:
         template = position(view, forced(view, mask)).row
         known = known_mask(view)
         unknown = unknown_cards(template, known)

@@ -237,6 +237,24 @@ def _build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--json", metavar="PATH", default=None, help="also write the report to this JSON file")
     ex.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
+    be = sub.add_parser(
+        "belief", help="train an opponent model (which cards the opponent holds) for rollout:belief=PATH",
+        description="Record POSITIONS decisions of a policy playing both seats (actions drawn from it), each "
+                    "labelled with the opponent's true hand, train a network that guesses that hand from the "
+                    "observation alone, and save it to OUT. Prints its held-out loss beside the even guess of a "
+                    "uniform deal of the unseen cards (the figure to beat).")
+    be.add_argument("--out", metavar="PATH", required=True, help="the belief file to write")
+    be.add_argument("--policy", metavar="PATH", default=None,
+                    help="the policy whose games are recorded (default: the shipped ppo of the ruleset)")
+    be.add_argument("--ruleset", choices=sorted(PRESETS), default="pagat", help="rules preset (default pagat)")
+    be.add_argument("--positions", type=_positive_int, default=300_000, metavar="N",
+                    help="decisions recorded (default 300000: about a minute, 330 MB)")
+    be.add_argument("--epochs", type=_positive_int, default=5, metavar="E", help="passes over them (default 5)")
+    be.add_argument("--hidden", type=_positive_int, default=256, metavar="W", help="layer width (default 256)")
+    be.add_argument("--layers", type=_positive_int, default=2, metavar="L", help="hidden layers (default 2)")
+    be.add_argument("--seed", type=_non_negative_int, default=0, metavar="S", help="seed of the games and the fit")
+    be.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+
     cu = sub.add_parser("curves", help="export a run's learning curves to CSV and PNG",
                         description="Read RUN_DIR/tb and write RUN_DIR/curves.csv (one row per update, one column "
                                     "per TensorBoard tag) and RUN_DIR/curves.png (evaluation win rates with "
@@ -340,6 +358,19 @@ def _run_exploit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_belief(args: argparse.Namespace) -> int:
+    from train.training.belief import train_belief
+
+    _check_writable_file(args.out, "--out")
+    figures = train_belief(Path(args.out), policy=args.policy, positions=args.positions, epochs=args.epochs,
+                           hidden=args.hidden, layers=args.layers, seed=args.seed, ruleset=args.ruleset,
+                           progress_bar=not args.no_progress)
+    print(f"opponent model {args.out}: held-out loss {figures['held_out_loss']:.4f} (the even guess of a uniform "
+          f"deal {figures['even_loss']:.4f}, a guess blind to the observation {figures['blind_loss']:.4f}; "
+          f"{figures['positions']:,.0f} positions)")
+    return 0
+
+
 def _run_curves(args: argparse.Namespace) -> int:
     from train.training.curves import export
 
@@ -438,7 +469,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"  {report['decisions']} decisions, {report['decisions_per_s']:,.0f} decisions/s")
         return 0
     commands = {"eval": _run_eval, "tournament": _run_tournament, "train": _run_train, "exploit": _run_exploit,
-                "curves": _run_curves, "play": _run_play, "replay": _run_replay, "serve": _run_serve}
+                "belief": _run_belief, "curves": _run_curves, "play": _run_play, "replay": _run_replay,
+                "serve": _run_serve}
     try:
         return commands[args.command](args)
     except (ValueError, OSError) as err:

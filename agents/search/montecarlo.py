@@ -65,7 +65,16 @@ from agents.base import Observation, legal_actions, parse_spec
 from agents.heuristic.greedy import GreedyAgent, choose
 from agents.search.equity import game_values, win_table
 from agents.search.playout import Settings, evaluate, kept_deals
-from agents.search.positions import deal, forced, known_mask, position, shuffles, unknown_cards, unknown_count
+from agents.search.positions import (
+    deal,
+    forced,
+    known_mask,
+    position,
+    shuffles,
+    unknown_cards,
+    unknown_count,
+    weighted_orders,
+)
 from agents.tactics import (
     ALL_CARDS,
     DISCARD,
@@ -218,13 +227,18 @@ def worth(view: ObservationView, points: np.ndarray, value: str) -> np.ndarray:
 
 
 def sample_hands(view: ObservationView, mask: np.ndarray, rng: np.random.Generator, count: int,
-                 prior: str) -> np.ndarray:
+                 prior: str, logits: Optional[np.ndarray] = None) -> np.ndarray:
     """``count`` full hands consistent with the observation ``view`` (``mask``: its action mask),
     the searcher as seat 0, as :mod:`agents.search.positions` positions; the opponent's unknown cards
-    dealt by ``prior`` (``"kept"`` or ``"uniform"``, see the module docstring) with ``rng``."""
+    dealt by ``prior`` (``"kept"`` or ``"uniform"``, see the module docstring) with ``rng``, or, given
+    an opponent model's ``logits`` (52, :mod:`agents.neural.belief`), drawn by their weights
+    (:func:`agents.search.positions.weighted_orders`; ``prior`` is then not used)."""
     template = position(view, forced(view, mask)).row
     known, hidden = known_mask(view), unknown_count(view)
-    orders = shuffles(unknown_cards(template, known), rng, count)
+    unknown = unknown_cards(template, known)
+    if logits is not None:
+        return deal(template, known, weighted_orders(logits, unknown, hidden, rng, count), hidden)
+    orders = shuffles(unknown, rng, count)
     draws = max(0, len(view.opp_discards) - len(view.opp_picked)) if prior == "kept" else 0
     if draws:
         orders = kept_deals(orders, hidden, draws, known, shuffles(np.arange(view.stock_size), rng, count))

@@ -214,6 +214,24 @@ def shuffles(cards: np.ndarray, rng: np.random.Generator, count: int) -> np.ndar
     return rng.permuted(np.tile(cards, (count, 1)), axis=1)
 
 
+def weighted_orders(logits: np.ndarray, unknown: np.ndarray, hidden: int, rng: np.random.Generator,
+                count: int) -> np.ndarray:
+    """``count`` orders of the ``unknown`` cards (``[count, len(unknown)]``): the first ``hidden`` of
+    each are the opponent's, drawn without replacement with weights ``exp(logits[card])`` (Gumbel
+    top-k), the rest a uniform shuffle (the stock, top first).
+
+    >>> rng = np.random.default_rng(0)
+    >>> logits = np.full(52, -20.0); logits[[3, 7]] = 20.0
+    >>> orders = weighted_orders(logits, np.array([1, 3, 5, 7, 9]), 2, rng, 4)
+    >>> sorted(orders[0, :2].tolist()), orders.shape
+    ([3, 7], (4, 5))
+    """
+    keys = logits[unknown][None, :] + rng.gumbel(size=(count, len(unknown)))
+    order = unknown[np.argsort(-keys, axis=1, kind="stable")]
+    stock = rng.permuted(order[:, hidden:], axis=1)
+    return np.concatenate([order[:, :hidden], stock], axis=1)
+
+
 def samples(view: ObservationView, rng: np.random.Generator, count: int, forced_draw: bool = False) -> np.ndarray:
     """``count`` positions consistent with ``view`` (seat 0 the observer), the cards it cannot
     place dealt uniformly at random by ``rng``."""
@@ -224,4 +242,4 @@ def samples(view: ObservationView, rng: np.random.Generator, count: int, forced_
 
 __all__ = ["ME", "OPPONENT", "OFFER", "DRAW", "DISCARD", "OVER", "Rules", "phase", "to_act", "hand", "top_discard",
            "taken", "may_take", "stock_size", "knock_limit", "step", "points", "bit_count", "unknown_count",
-           "position", "forced", "unknown_cards", "deal", "known_mask", "shuffles", "samples"]
+           "position", "forced", "unknown_cards", "deal", "known_mask", "shuffles", "weighted_orders", "samples"]

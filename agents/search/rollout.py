@@ -7,7 +7,9 @@ Everything is read from the observation (:func:`ginenv.decode`); the policy is a
 * **Candidates**: the policy's ``candidates`` most likely legal actions, its own choice first.  When
   only one is left, it is played without search.
 * **Sampling**: ``samples`` full hands consistent with the observation, the searcher as seat 0
-  (:func:`agents.search.montecarlo.sample_hands`, ``prior`` as for ``montecarlo``).
+  (:func:`agents.search.montecarlo.sample_hands`, ``prior`` as for ``montecarlo``); with ``belief``
+  (an opponent model's file, :mod:`agents.neural.belief`) the opponent's unseen cards are drawn by
+  the model's guess from the observation instead of by ``prior``.
 * **Rollouts**: every candidate is applied to every sampled hand (common random numbers), and
   each hand is played to its end by the policy for both seats, its most likely action each time
   (``sample=true``: an action drawn from the policy, with the agent's own seeded generator).
@@ -39,8 +41,10 @@ from __future__ import annotations
 from typing import Optional
 
 import numpy as np
+import torch
 
 from agents.base import Observation, legal_actions
+from agents.neural.belief import BeliefError, load_belief
 from agents.neural.policy import NeuralAgent
 from agents.search.montecarlo import PRIORS, VALUES, pick, sample_hands, worth
 from agents.search.positions import ME, Rules, points
@@ -65,12 +69,15 @@ class RolloutAgent:
         prior: how the opponent's unknown cards are dealt, ``"kept"`` or ``"uniform"``.
         value: ``"points"`` or ``"game"`` (see the module docstring).
         sample: draw the rollouts' actions from the policy instead of taking the most likely one.
+        belief: an opponent model's file (:func:`agents.neural.belief.load_belief`) whose guess deals
+            the opponent's unseen cards; default ``None``: ``prior``.
         threads, precision: the policy's torch threads and arithmetic (as for ``ppo``).
     """
 
     def __init__(self, seed: Optional[int] = None, *, path: Optional[str] = None, samples: int = 32,
                  candidates: int = 3, margin: float = 1.0, prior: str = "kept", value: str = "points",
-                 sample: bool = False, threads: int = 1, precision: str = "auto") -> None:
+                 sample: bool = False, belief: Optional[str] = None, threads: int = 1,
+                 precision: str = "auto") -> None:
         self.samples = checked_int("rollout: samples", samples, 1, MAX_SAMPLES)
         self.candidates = checked_int("rollout: candidates", candidates, 1, NUM_ACTIONS)
         self.margin = checked_float("rollout: margin", margin, 0.0, closed=True)
@@ -86,6 +93,10 @@ class RolloutAgent:
             self.policy = NeuralAgent(policy_seed, path=path, sample=sample, threads=threads, precision=precision)
         except ValueError as err:
             raise ValueError(f"rollout: {str(err).removeprefix('ppo: ')}") from None
+        try:
+            self.belief = None if belief is None else load_belief(belief)
+        except BeliefError as err:
+            raise ValueError(f"rollout: belief: {err}") from None
 
     def act(self, observation: Observation) -> int:
         legal = legal_actions(observation)
@@ -97,12 +108,17 @@ class RolloutAgent:
         if len(options) == 1:
             return options[0]
         view = decode(observation)
-        return options[pick(worth(view, self.play_out(view, self.samples_of(view, mask), options), self.value),
+        return options[pick(worth(view, self.play_out(view, self.samples_of(view, mask, obs), options), self.value),
                             self.margin)]
 
-    def samples_of(self, view: ObservationView, mask: np.ndarray) -> np.ndarray:
-        """:func:`agents.search.montecarlo.sample_hands` with this agent's generator, ``samples`` and ``prior``."""
-        return sample_hands(view, mask, self._rng, self.samples, self.prior)
+    def samples_of(self, view: ObservationView, mask: np.ndarray, obs: np.ndarray) -> np.ndarray:
+        """:func:`agents.search.montecarlo.sample_hands` with this agent's generator, ``samples`` and
+        ``prior``, or its opponent model's guess for ``obs [1, OBS]``."""
+        logits = None
+        if self.belief is not None:
+            with torch.inference_mode():
+                logits = self.belief(torch.from_numpy(obs)).double().numpy()[0]
+        return sample_hands(view, mask, self._rng, self.samples, self.prior, logits)
 
     def candidate_actions(self, obs: np.ndarray, mask: np.ndarray) -> list[int]:
         """The policy's ``candidates`` most likely legal actions for ``obs [1, OBS]``, most likely first."""
