@@ -6,6 +6,8 @@ that knows the hand should gain clearly.  This script plays single ``pagat`` han
 same deals, between the policy alone and one of two searchers that roll the same policy out:
 
 * ``--beliefs prior``: the ``rollout`` agent as shipped (its ``prior``);
+* ``--beliefs model --belief FILE``: ``rollout:belief=FILE``, the unseen cards dealt by an opponent
+  model (``ginrummy belief``);
 * ``--beliefs oracle``: the same search, but every sample deals the opponent its **true** hidden
   cards (only the stock order is sampled).  It reads ``raw_env.hand``, which no agent may do, so it
   is an upper bound on what an opponent model could give the search, never a player.
@@ -74,7 +76,8 @@ def play_hand(env, seat_agents: list, seed: int) -> tuple[float, int]:
 
 def main(argv: Optional[Sequence[str]] = None) -> dict:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--beliefs", choices=("prior", "oracle"), default="oracle")
+    parser.add_argument("--beliefs", choices=("prior", "model", "oracle"), default="oracle")
+    parser.add_argument("--belief", default=None, help="the opponent model's file (with --beliefs model)")
     parser.add_argument("--policy", default=None, help="policy file (default: the shipped pagat policy)")
     parser.add_argument("--samples", type=int, default=32)
     parser.add_argument("--pairs", type=int, default=200)
@@ -84,8 +87,10 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     import ginenv
 
     env = ginenv.env(ruleset="pagat", episode="hand", reward_mode="points", reward_scale=1.0)
+    if (args.beliefs == "model") != (args.belief is not None):
+        parser.error("--belief FILE goes with --beliefs model, and only with it")
     kind = OracleRollout if args.beliefs == "oracle" else RolloutAgent
-    searcher = kind(args.seed, path=args.policy, samples=args.samples)
+    searcher = kind(args.seed, path=args.policy, samples=args.samples, belief=args.belief)
     policy = NeuralAgent(None, path=args.policy)
     deals = np.random.default_rng(args.seed).integers(2**31, size=args.pairs)
     pair_points, wins, hands, started = [], 0, 0, time.perf_counter()
@@ -97,8 +102,8 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         hands += 2
     points = np.array(pair_points)
     error = 1.96 * points.std(ddof=1) / np.sqrt(len(points))
-    report = {"beliefs": args.beliefs, "samples": args.samples, "seed": args.seed, "hands": hands,
-              "hands_won": wins / hands, "points_per_hand": float(points.mean()),
+    report = {"beliefs": args.beliefs, "belief": args.belief, "samples": args.samples, "seed": args.seed,
+              "hands": hands,              "hands_won": wins / hands, "points_per_hand": float(points.mean()),
               "points_interval": [float(points.mean() - error), float(points.mean() + error)],
               "seconds": time.perf_counter() - started}
     print(json.dumps(report, indent=1))
