@@ -103,7 +103,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     points = np.array(pair_points)
     error = 1.96 * points.std(ddof=1) / np.sqrt(len(points))
     report = {"beliefs": args.beliefs, "belief": args.belief, "samples": args.samples, "seed": args.seed,
-              "hands": hands,              "hands_won": wins / hands, "points_per_hand": float(points.mean()),
+              "hands": hands, "hands_won": wins / hands, "points_per_hand": float(points.mean()),
               "points_interval": [float(points.mean() - error), float(points.mean() + error)],
               "seconds": time.perf_counter() - started}
     print(json.dumps(report, indent=1))
