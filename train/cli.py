@@ -248,9 +248,9 @@ def _build_parser() -> argparse.ArgumentParser:
                     help="the policy whose games are recorded (default: the shipped ppo of the ruleset)")
     be.add_argument("--ruleset", choices=sorted(PRESETS), default="pagat", help="rules preset (default pagat)")
     be.add_argument("--positions", type=_positive_int, default=300_000, metavar="N",
-                    help="decisions recorded (default 300000: about a minute, 330 MB)")
-    be.add_argument("--epochs", type=_positive_int, default=5, metavar="E", help="passes over them (default 5)")
-    be.add_argument("--hidden", type=_positive_int, default=256, metavar="W", help="layer width (default 256)")
+                    help="decisions recorded (default 300000: about a minute, 870 MB)")
+    be.add_argument("--epochs", type=_positive_int, default=4, metavar="E", help="passes over them (default 4)")
+    be.add_argument("--hidden", type=_positive_int, default=128, metavar="W", help="layer width (default 128)")
     be.add_argument("--layers", type=_positive_int, default=2, metavar="L", help="hidden layers (default 2)")
     be.add_argument("--seed", type=_non_negative_int, default=0, metavar="S", help="seed of the games and the fit")
     be.add_argument("--no-progress", action="store_true", help="hide the progress bars")

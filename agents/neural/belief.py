@@ -62,23 +62,54 @@ def even_guess(obs: torch.Tensor) -> torch.Tensor:
     return torch.where(known, 1.0, torch.where(unseen, share, 0.0)).float()
 
 
+def _relations() -> torch.Tensor:
+    """``[3, 52, 52]``: card pairs of the same rank (other suits), and of the same suit one and two
+    ranks apart (cards are ``suit * 13 + rank``)."""
+    rank, suit = torch.arange(52) % 13, torch.arange(52) // 13
+    gap, same_suit = (rank[:, None] - rank[None, :]).abs(), suit[:, None] == suit[None, :]
+    return torch.stack([(gap == 0) & ~same_suit, same_suit & (gap == 1), same_suit & (gap == 2)]).float()
+
+
+RELATIONS = _relations()
+"""The meld relations between cards that :func:`related` counts."""
+RELATED_PIECES = ("opp_discards", "opp_picked", "opp_declined")
+"""The observation's pieces about the opponent whose meld neighbours :func:`related` counts (and
+the cards I see: my hand and the pile)."""
+RELATED_SIZE = (len(RELATED_PIECES) + 1) * len(RELATIONS) * 52
+"""Length of :func:`related`'s rows."""
+
+
+def related(obs: torch.Tensor) -> torch.Tensor:
+    """``[B, RELATED_SIZE]``: for every card, how many of the opponent's discards, picks and declined
+    cards, and of the cards I see, share its rank or lie one or two ranks from it in its suit.  What
+    the opponent threw away or passed on makes its meld neighbours less likely in its hand; what it
+    took makes them likelier; what I see cannot be there to meld."""
+    seen = obs[:, SLICES["hand"]] + obs[:, SLICES["top_discard"]] + obs[:, SLICES["pile_rest"]]
+    pieces = torch.stack([*(obs[:, SLICES[name]] for name in RELATED_PIECES), seen], dim=1)
+    return torch.einsum("bpc,rcd->bprd", pieces, RELATIONS.to(obs.dtype)).flatten(1)
+
+
+def belief_inputs(obs: torch.Tensor) -> torch.Tensor:
+    """What :class:`BeliefNet` reads: :func:`~agents.neural.policy.card_features` and :func:`related`."""
+    return torch.cat([card_features(obs), related(obs)], dim=1)
+
+
 class BeliefNet(nn.Module):
     """Observations ``[B, OBSERVATION_SIZE]`` -> a logit per card ``[B, 52]`` (the opponent holds it):
     the even guess's logit plus what the network learns on top of it (zero at the start)."""
 
-    def __init__(self, hidden: int = 256, layers: int = 2) -> None:
+    def __init__(self, hidden: int = 128, layers: int = 2) -> None:
         super().__init__()
         self.hidden = checked_int("belief hidden", hidden, 1, 4096)
         self.layers = checked_int("belief layers", layers, 1, 16)
-        self.trunk = relu_mlp(FEATURES["cards"], self.hidden, self.layers)
+        self.trunk = relu_mlp(FEATURES["cards"] + RELATED_SIZE, self.hidden, self.layers)
         self.out = orthogonal_linear(self.hidden, 52, std=0.01)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.read(card_features(obs), even_guess(obs))
+        return self.read(belief_inputs(obs), even_guess(obs))
 
     def read(self, features: torch.Tensor, even: torch.Tensor) -> torch.Tensor:
-        """The logits from precomputed :func:`~agents.neural.policy.card_features` and :func:`even_guess`
-        (training reads these)."""
+        """The logits from precomputed :func:`belief_inputs` and :func:`even_guess` (training reads these)."""
         return self.out(self.trunk(features)) + torch.logit(even.float().clamp(CERTAIN, 1 - CERTAIN))
 
 
@@ -108,4 +139,5 @@ def load_belief(path: Union[str, os.PathLike]) -> BeliefNet:
     return net.eval()
 
 
-__all__ = ["BELIEF_FORMAT", "BeliefError", "BeliefNet", "even_guess", "load_belief", "save_belief"]
+__all__ = ["BELIEF_FORMAT", "BeliefError", "BeliefNet", "RELATED_SIZE", "belief_inputs", "even_guess", "load_belief",
+           "related", "save_belief"]

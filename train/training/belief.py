@@ -13,7 +13,7 @@ cards (:func:`agents.neural.belief.even_guess`) and the best guess blind to the 
 >>> from agents.neural.belief import BeliefNet
 >>> data = record(None, positions=64, num_envs=8, seed=0, progress_bar=False)
 >>> data.features.shape, data.labels.shape, int(data.labels[0].sum())
-((64, 820), (64, 52), 10)
+((64, 1444), (64, 52), 10)
 """
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.neural.belief import CERTAIN, BeliefNet, even_guess, save_belief
-from agents.neural.policy import FEATURES, NeuralAgent, card_features
+from agents.neural.belief import CERTAIN, RELATED_SIZE, BeliefNet, belief_inputs, even_guess, save_belief
+from agents.neural.policy import FEATURES, NeuralAgent
 from ginenv.envs.batched import BatchedGinEnv
 from ginenv.game.privileged import OPPONENT_HAND
 
@@ -37,7 +37,8 @@ BLIND_LOSS = -(10 / 52 * math.log(10 / 52) + 42 / 52 * math.log(42 / 52))
 
 @dataclass
 class Positions:
-    """Recorded decisions: card features ``[N, 820]`` (float16), the opponent's hand ``[N, 52]`` (uint8)
+    """Recorded decisions: what the model reads ``[N, 1444]`` (float16,
+    :func:`~agents.neural.belief.belief_inputs`), the opponent's hand ``[N, 52]`` (uint8)
     and the even guess ``[N, 52]`` (float16, :func:`agents.neural.belief.even_guess`), which the model reads
     and must beat to be worth anything."""
 
@@ -51,7 +52,7 @@ def record(policy: Optional[str], positions: int, num_envs: int = 256, seed: int
     """``positions`` decisions of ``policy`` (a policy file; None: the shipped one of ``ruleset``) playing
     both seats of ``num_envs`` single hands at a time (actions drawn from the policy, seeded by ``seed``)."""
     agent = NeuralAgent(seed, path=policy, sample=True)
-    features = np.zeros((positions, FEATURES["cards"]), dtype=np.float16)
+    features = np.zeros((positions, FEATURES["cards"] + RELATED_SIZE), dtype=np.float16)
     labels = np.zeros((positions, OPPONENT_HAND), dtype=np.uint8)
     even = np.zeros((positions, OPPONENT_HAND), dtype=np.float16)
     filled = 0
@@ -61,7 +62,7 @@ def record(policy: Optional[str], positions: int, num_envs: int = 256, seed: int
         while filled < positions:
             take = min(num_envs, positions - filled)
             with torch.inference_mode():
-                features[filled:filled + take] = card_features(torch.from_numpy(obs[:take])).numpy()
+                features[filled:filled + take] = belief_inputs(torch.from_numpy(obs[:take])).numpy()
                 even[filled:filled + take] = even_guess(torch.from_numpy(obs[:take])).numpy()
             labels[filled:filled + take] = venv.privileged()[:take, :OPPONENT_HAND] > 0.5
             filled += take
@@ -70,7 +71,7 @@ def record(policy: Optional[str], positions: int, num_envs: int = 256, seed: int
     return Positions(features, labels, even)
 
 
-def fit(net: BeliefNet, data: Positions, epochs: int = 4, batch: int = 1024, lr: float = 1e-3,
+def fit(net: BeliefNet, data: Positions, epochs: int = 4, batch: int = 1024, lr: float = 5e-4,
         held_out: float = 0.1, seed: int = 0, progress_bar: bool = True) -> dict[str, float]:
     """Train ``net`` on ``data`` (the last ``held_out`` share kept apart); returns the held-out loss,
     the blind guess's loss and the loss on the positions' unseen-to-me cards only."""
@@ -113,8 +114,8 @@ def even_loss(data: Positions, start: int) -> float:
     return float(torch.nn.functional.binary_cross_entropy(guess, torch.from_numpy(data.labels[start:]).double()))
 
 
-def train_belief(out: Path, policy: Optional[str] = None, positions: int = 200_000, epochs: int = 4,
-                 hidden: int = 256, layers: int = 2, seed: int = 0, ruleset: str = "pagat",
+def train_belief(out: Path, policy: Optional[str] = None, positions: int = 300_000, epochs: int = 4,
+                 hidden: int = 128, layers: int = 2, seed: int = 0, ruleset: str = "pagat",
                  progress_bar: bool = True) -> dict[str, float]:
     """Record, fit and save an opponent model to ``out``; returns :func:`fit`'s figures (also in the file)."""
     data = record(policy, positions, seed=seed, ruleset=ruleset, progress_bar=progress_bar)
