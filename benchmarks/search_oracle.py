@@ -78,6 +78,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--beliefs", choices=("prior", "model", "oracle"), default="oracle")
     parser.add_argument("--belief", default=None, help="the opponent model's file (with --beliefs model)")
+    parser.add_argument("--prior", default="kept", help="the searcher's prior (rollout's, e.g. tilted with a model)")
     parser.add_argument("--policy", default=None, help="policy file (default: the shipped pagat policy)")
     parser.add_argument("--samples", type=int, default=32)
     parser.add_argument("--pairs", type=int, default=200)
@@ -90,7 +91,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     if (args.beliefs == "model") != (args.belief is not None):
         parser.error("--belief FILE goes with --beliefs model, and only with it")
     kind = OracleRollout if args.beliefs == "oracle" else RolloutAgent
-    searcher = kind(args.seed, path=args.policy, samples=args.samples, belief=args.belief)
+    searcher = kind(args.seed, path=args.policy, samples=args.samples, belief=args.belief, prior=args.prior)
     policy = NeuralAgent(None, path=args.policy)
     deals = np.random.default_rng(args.seed).integers(2**31, size=args.pairs)
     pair_points, wins, hands, started = [], 0, 0, time.perf_counter()
@@ -102,8 +103,8 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         hands += 2
     points = np.array(pair_points)
     error = 1.96 * points.std(ddof=1) / np.sqrt(len(points))
-    report = {"beliefs": args.beliefs, "belief": args.belief, "samples": args.samples, "seed": args.seed,
-              "hands": hands, "hands_won": wins / hands, "points_per_hand": float(points.mean()),
+    report = {"beliefs": args.beliefs, "belief": args.belief, "prior": args.prior, "samples": args.samples,
+              "seed": args.seed, "hands": hands, "hands_won": wins / hands, "points_per_hand": float(points.mean()),
               "points_interval": [float(points.mean() - error), float(points.mean() + error)],
               "seconds": time.perf_counter() - started}
     print(json.dumps(report, indent=1))
