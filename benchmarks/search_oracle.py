@@ -78,7 +78,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--beliefs", choices=("prior", "model", "oracle"), default="oracle")
     parser.add_argument("--belief", default=None, help="the opponent model's file (with --beliefs model)")
-    parser.add_argument("--prior", default="kept", help="the searcher's prior (rollout's, e.g. tilted with a model)")
+    parser.add_argument("--prior", default="kept", help="the searcher's prior (rollout's: kept or uniform)")
     parser.add_argument("--policy", default=None, help="policy file (default: the shipped pagat policy)")
     parser.add_argument("--samples", type=int, default=32)
     parser.add_argument("--pairs", type=int, default=200)

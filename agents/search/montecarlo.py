@@ -71,7 +71,6 @@ from agents.search.positions import (
     known_mask,
     position,
     shuffles,
-    tilted,
     unknown_cards,
     unknown_count,
     weighted_orders,
@@ -96,8 +95,6 @@ from ginenv.game.rules import Ruleset
 SEARCHES = "tkd"
 """Decisions that may be searched: t(ake or draw), k(nock or not), d(iscard which card)."""
 PRIORS = ("uniform", "kept")
-TILT_POOL = 4
-"""``prior="tilted"`` draws this many ``"kept"`` deals per sample and keeps ``samples`` of them."""
 VALUES = ("points", "game")
 """What a rollout's end is worth: the hand's points, or the chance of winning the game."""
 MAX_SAMPLES = 100_000
@@ -233,22 +230,18 @@ def sample_hands(view: ObservationView, mask: np.ndarray, rng: np.random.Generat
                  prior: str, logits: Optional[np.ndarray] = None) -> np.ndarray:
     """``count`` full hands consistent with the observation ``view`` (``mask``: its action mask),
     the searcher as seat 0, as :mod:`agents.search.positions` positions; the opponent's unknown cards
-    dealt by ``prior`` (``"kept"`` or ``"uniform"``, see the module docstring) with ``rng``.  Given an
-    opponent model's ``logits`` (52, :mod:`agents.neural.belief`), they are drawn by the model's
-    weights (:func:`agents.search.positions.weighted_orders`), or with ``prior="tilted"`` as
-    ``"kept"`` deals resampled towards the model's guess (:func:`agents.search.positions.tilted`)."""
+    dealt by ``prior`` (``"kept"`` or ``"uniform"``, see the module docstring) with ``rng``, or, given
+    an opponent model's ``logits`` (52, :mod:`agents.neural.belief`), drawn by their weights
+    (:func:`agents.search.positions.weighted_orders`; ``prior`` is then not used)."""
     template = position(view, forced(view, mask)).row
     known, hidden = known_mask(view), unknown_count(view)
     unknown = unknown_cards(template, known)
-    if logits is not None and prior != "tilted":
+    if logits is not None:
         return deal(template, known, weighted_orders(logits, unknown, hidden, rng, count), hidden)
-    pool = TILT_POOL * count if prior == "tilted" else count
-    orders = shuffles(unknown, rng, pool)
-    draws = max(0, len(view.opp_discards) - len(view.opp_picked)) if prior in ("kept", "tilted") else 0
+    orders = shuffles(unknown, rng, count)
+    draws = max(0, len(view.opp_discards) - len(view.opp_picked)) if prior == "kept" else 0
     if draws:
-        orders = kept_deals(orders, hidden, draws, known, shuffles(np.arange(view.stock_size), rng, pool))
-    if prior == "tilted":
-        orders = tilted(orders, hidden, logits, rng, count)
+        orders = kept_deals(orders, hidden, draws, known, shuffles(np.arange(view.stock_size), rng, count))
     return deal(template, known, orders, hidden)
 
 

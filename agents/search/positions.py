@@ -232,28 +232,6 @@ def weighted_orders(logits: np.ndarray, unknown: np.ndarray, hidden: int, rng: n
     return np.concatenate([order[:, :hidden], stock], axis=1)
 
 
-def tilted(orders: np.ndarray, hidden: int, logits: np.ndarray, rng: np.random.Generator,
-           count: int) -> np.ndarray:
-    """``count`` of the ``orders`` (rows as :func:`deal` takes them, the first ``hidden`` the opponent's)
-    drawn with replacement, each with weight ``prod_c (p_c / q_c)`` over the cards it gives the
-    opponent and ``(1 - p_c) / (1 - q_c)`` over the others: ``p = sigmoid(logits)`` an opponent
-    model's guess, ``q`` the share of the orders that give card ``c``.  The draws keep the orders'
-    shape (melds the opponent has built) and move their card shares towards the model's.
-
-    >>> orders = np.array([[1, 2], [2, 1]])           # two deals of one card: 1 or 2
-    >>> logits = np.full(52, -20.0); logits[2] = 20.0  # the model is sure of card 2
-    >>> tilted(orders, 1, logits, np.random.default_rng(0), 3)[:, 0].tolist()
-    [2, 2, 2]
-    """
-    held = np.zeros((len(orders), 52), dtype=bool)
-    np.put_along_axis(held, orders[:, :hidden], True, axis=1)
-    guess = np.clip(1.0 / (1.0 + np.exp(-logits)), 1e-4, 1 - 1e-4)
-    share = np.clip(held.mean(axis=0), 0.5 / len(orders), 1 - 0.5 / len(orders))
-    log_weights = held @ np.log(guess / share) + ~held @ np.log((1 - guess) / (1 - share))
-    weights = np.exp(log_weights - log_weights.max())
-    return orders[rng.choice(len(orders), size=count, p=weights / weights.sum())]
-
-
 def samples(view: ObservationView, rng: np.random.Generator, count: int, forced_draw: bool = False) -> np.ndarray:
     """``count`` positions consistent with ``view`` (seat 0 the observer), the cards it cannot
     place dealt uniformly at random by ``rng``."""
@@ -264,5 +242,5 @@ def samples(view: ObservationView, rng: np.random.Generator, count: int, forced_
 
 __all__ = ["ME", "OPPONENT", "OFFER", "DRAW", "DISCARD", "OVER", "Rules", "phase", "to_act", "hand", "top_discard",
            "taken", "may_take", "stock_size", "knock_limit", "step", "points", "bit_count", "unknown_count",
-           "position", "forced", "unknown_cards", "deal", "known_mask", "shuffles", "weighted_orders", "tilted",
+           "position", "forced", "unknown_cards", "deal", "known_mask", "shuffles", "weighted_orders",
            "samples"]

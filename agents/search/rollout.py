@@ -66,13 +66,11 @@ class RolloutAgent:
         samples: sampled hands per searched decision (1..``MAX_SAMPLES``).
         candidates: the policy's most likely legal actions searched (1..108; 1 plays the policy).
         margin: standard errors by which a candidate must beat the policy's choice (finite, ``>= 0``).
-        prior: how the opponent's unknown cards are dealt, ``"kept"`` or ``"uniform"`` (``"tilted"``
-            with ``belief``).
+        prior: how the opponent's unknown cards are dealt, ``"kept"`` or ``"uniform"``.
         value: ``"points"`` or ``"game"`` (see the module docstring).
         sample: draw the rollouts' actions from the policy instead of taking the most likely one.
         belief: an opponent model's file (:func:`agents.neural.belief.load_belief`) whose guess deals
-            the opponent's unseen cards; default ``None``: ``prior``.  With a model, ``prior="tilted"``
-            deals ``"kept"`` hands resampled towards its guess instead.
+            the opponent's unseen cards; default ``None``: ``prior``.
         threads, precision: the policy's torch threads and arithmetic (as for ``ppo``).
     """
 
@@ -83,10 +81,8 @@ class RolloutAgent:
         self.samples = checked_int("rollout: samples", samples, 1, MAX_SAMPLES)
         self.candidates = checked_int("rollout: candidates", candidates, 1, NUM_ACTIONS)
         self.margin = checked_float("rollout: margin", margin, 0.0, closed=True)
-        if prior not in (*PRIORS, "tilted"):
-            raise ValueError(f"rollout: prior must be one of {(*PRIORS, 'tilted')}, got {prior!r}")
-        if prior == "tilted" and belief is None:
-            raise ValueError("rollout: prior 'tilted' needs belief (the opponent model it tilts towards)")
+        if prior not in PRIORS:
+            raise ValueError(f"rollout: prior must be one of {PRIORS}, got {prior!r}")
         if value not in VALUES:
             raise ValueError(f"rollout: value must be one of {VALUES}, got {value!r}")
         self.prior, self.value = prior, value

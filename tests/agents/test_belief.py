@@ -7,8 +7,7 @@
 * :func:`agents.search.positions.weighted_orders` deals the opponent cards in proportion to the
   model's weights, and the stock uniformly, every order a permutation of the unseen cards.
 * ``rollout:belief=PATH`` deals every sample consistent with the observation, the opponent given the
-  card the model is sure of; ``prior=tilted`` keeps ``kept`` deals and moves their card shares
-  towards the model's guess, and needs a model.
+  card the model is sure of.
 """
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ from test_positions import assert_consistent, observations
 import ginenv
 from agents import make_agent
 from agents.neural.belief import BeliefError, BeliefNet, even_guess, load_belief, save_belief
-from agents.search.positions import OPPONENT, hand, tilted, weighted_orders
+from agents.search.positions import OPPONENT, hand, weighted_orders
 
 
 def test_the_even_guess_is_a_uniform_deal_of_the_unseen_cards() -> None:
@@ -100,24 +99,3 @@ def test_rollout_deals_the_opponent_the_card_its_model_is_sure_of(tmp_path) -> N
     assert_consistent(rows, observation)
     assert all(hand(row, OPPONENT) >> sure & 1 for row in rows)
 
-
-def test_tilted_draws_keep_the_deals_and_move_their_shares_towards_the_model() -> None:
-    rng = np.random.default_rng(2)
-    orders = np.array([[1, 2, 7], [2, 1, 7]] * 500)  # the opponent's one unknown card: 1 or 2, evenly
-    logits = np.zeros(52)
-    logits[1], logits[2] = np.log(4.0), -np.log(4.0)  # the model: card 1 held with 0.8, card 2 with 0.2
-    drawn = tilted(orders, 1, logits, rng, 2000)
-    assert {tuple(row) for row in drawn} <= {(1, 2, 7), (2, 1, 7)}
-    assert np.mean(drawn[:, 0] == 1) > 0.75
-
-
-def test_rollout_tilted_deals_are_consistent_and_need_a_model(tmp_path) -> None:
-    with pytest.raises(ValueError, match="tilted' needs belief"):
-        make_agent("rollout:prior=tilted")
-    save_belief(BeliefNet(hidden=8, layers=1), tmp_path / "model.pt")
-    agent = make_agent(f"rollout:samples=8,prior=tilted,belief={tmp_path / 'model.pt'}", seed=0)
-    for observation in list(observations("pagat", range(1)))[::6]:
-        rows = agent.samples_of(ginenv.decode(observation), np.asarray(observation["action_mask"]),
-                                np.asarray(observation["observation"], dtype=np.float32)[None])
-        assert len(rows) == 8
-        assert_consistent(rows, observation)
