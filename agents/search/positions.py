@@ -215,7 +215,7 @@ def shuffles(cards: np.ndarray, rng: np.random.Generator, count: int) -> np.ndar
 
 
 def weighted_orders(logits: np.ndarray, unknown: np.ndarray, hidden: int, rng: np.random.Generator,
-                count: int) -> np.ndarray:
+                    count: int) -> np.ndarray:
     """``count`` orders of the ``unknown`` cards (``[count, len(unknown)]``): the first ``hidden`` of
     each are the opponent's, drawn without replacement with weights ``exp(logits[card])`` (Gumbel
     top-k), the rest a uniform shuffle (the stock, top first).

@@ -108,8 +108,8 @@ class RolloutAgent:
         if len(options) == 1:
             return options[0]
         view = decode(observation)
-        return options[pick(worth(view, self.play_out(view, self.samples_of(view, mask, obs), options), self.value),
-                            self.margin)]
+        points = self.play_out(view, self.samples_of(view, mask, obs), options)
+        return options[pick(worth(view, points, self.value), self.margin)]
 
     def samples_of(self, view: ObservationView, mask: np.ndarray, obs: np.ndarray) -> np.ndarray:
         """:func:`agents.search.montecarlo.sample_hands` with this agent's generator, ``samples`` and
