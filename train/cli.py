@@ -253,6 +253,8 @@ def _build_parser() -> argparse.ArgumentParser:
     be.add_argument("--hidden", type=_positive_int, default=128, metavar="W", help="layer width (default 128)")
     be.add_argument("--layers", type=_positive_int, default=2, metavar="L", help="hidden layers (default 2)")
     be.add_argument("--seed", type=_non_negative_int, default=0, metavar="S", help="seed of the games and the fit")
+    be.add_argument("--most-likely", action="store_true",
+                    help="record the policy's most likely actions (as ppo plays) instead of actions drawn from it")
     be.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
     cu = sub.add_parser("curves", help="export a run's learning curves to CSV and PNG",
@@ -364,7 +366,7 @@ def _run_belief(args: argparse.Namespace) -> int:
     _check_writable_file(args.out, "--out")
     figures = train_belief(Path(args.out), policy=args.policy, positions=args.positions, epochs=args.epochs,
                            hidden=args.hidden, layers=args.layers, seed=args.seed, ruleset=args.ruleset,
-                           progress_bar=not args.no_progress)
+                           sample=not args.most_likely, progress_bar=not args.no_progress)
     print(f"opponent model {args.out}: held-out loss {figures['held_out_loss']:.4f} (the even guess of a uniform "
           f"deal {figures['even_loss']:.4f}, a guess blind to the observation {figures['blind_loss']:.4f}; "
           f"{figures['positions']:,.0f} positions)")

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 from agents import make_agent
 from agents.neural.belief import BeliefNet, load_belief
@@ -31,9 +32,10 @@ def test_a_fitted_model_beats_the_even_guess_on_held_out_positions() -> None:
 
 def test_the_belief_command_writes_a_file_rollout_loads(tmp_path, capsys) -> None:
     out = tmp_path / "belief.pt"
-    assert main(["belief", "--out", str(out), "--positions", "1000", "--epochs", "1", "--hidden", "16",
+    assert main(["belief", "--out", str(out), "--positions", "1000", "--epochs", "1", "--hidden", "16", "--most-likely",
                  "--no-progress"]) == 0
     assert "held-out loss" in capsys.readouterr().out
     assert load_belief(out).hidden == 16
+    assert torch.load(out, weights_only=True)["notes"]["sample"] is False  # --most-likely was recorded
     assert make_agent(f"rollout:samples=2,belief={out}", seed=0).belief is not None
     assert main(["belief", "--out", str(tmp_path)]) == 2  # a folder is no file

@@ -48,10 +48,11 @@ class Positions:
 
 
 def record(policy: Optional[str], positions: int, num_envs: int = 256, seed: int = 0, ruleset: str = "pagat",
-           progress_bar: bool = True) -> Positions:
+           sample: bool = True, progress_bar: bool = True) -> Positions:
     """``positions`` decisions of ``policy`` (a policy file; None: the shipped one of ``ruleset``) playing
-    both seats of ``num_envs`` single hands at a time (actions drawn from the policy, seeded by ``seed``)."""
-    agent = NeuralAgent(seed, path=policy, sample=True)
+    both seats of ``num_envs`` single hands at a time (actions drawn from the policy, seeded by ``seed``;
+    ``sample=False``: its most likely actions, as ``ppo`` plays)."""
+    agent = NeuralAgent(seed, path=policy, sample=sample)
     features = np.zeros((positions, FEATURES["cards"] + RELATED_SIZE), dtype=np.float16)
     labels = np.zeros((positions, OPPONENT_HAND), dtype=np.uint8)
     even = np.zeros((positions, OPPONENT_HAND), dtype=np.float16)
@@ -115,13 +116,13 @@ def even_loss(data: Positions, start: int) -> float:
 
 
 def train_belief(out: Path, policy: Optional[str] = None, positions: int = 300_000, epochs: int = 4,
-                 hidden: int = 128, layers: int = 2, seed: int = 0, ruleset: str = "pagat",
+                 hidden: int = 128, layers: int = 2, seed: int = 0, ruleset: str = "pagat", sample: bool = True,
                  progress_bar: bool = True) -> dict[str, float]:
     """Record, fit and save an opponent model to ``out``; returns :func:`fit`'s figures (also in the file)."""
-    data = record(policy, positions, seed=seed, ruleset=ruleset, progress_bar=progress_bar)
+    data = record(policy, positions, seed=seed, ruleset=ruleset, sample=sample, progress_bar=progress_bar)
     net = BeliefNet(hidden, layers)
     figures = fit(net, data, epochs=epochs, seed=seed, progress_bar=progress_bar)
-    save_belief(net, out, policy=str(policy), ruleset=ruleset, seed=seed, epochs=epochs, **figures)
+    save_belief(net, out, policy=str(policy), ruleset=ruleset, seed=seed, epochs=epochs, sample=sample, **figures)
     return figures
 
 
