@@ -43,6 +43,11 @@ CERTAIN = 1e-4
 """The even guess is clamped to ``[CERTAIN, 1 - CERTAIN]`` before it becomes a logit."""
 
 
+def seen_cards(obs: torch.Tensor) -> torch.Tensor:
+    """``[B, 52]`` bools: the cards the seat sees (its hand and the discard pile)."""
+    return (obs[:, SLICES["hand"]] + obs[:, SLICES["top_discard"]] + obs[:, SLICES["pile_rest"]]) > 0.5
+
+
 def even_guess(obs: torch.Tensor) -> torch.Tensor:
     """``[B, 52]``: what a uniform deal of the unseen cards says for observations ``obs [B, OBS]`` (the
     searches' ``prior="uniform"``): 1 for the opponent's known picks, 0 for the cards I see (my hand,
@@ -54,9 +59,8 @@ def even_guess(obs: torch.Tensor) -> torch.Tensor:
     >>> round(float(guess.sum()), 3), round(float(guess.max()), 4)   # 10 cards among 41 unseen
     (10.0, 0.2439)
     """
-    seen = (obs[:, SLICES["hand"]] + obs[:, SLICES["top_discard"]] + obs[:, SLICES["pile_rest"]]) > 0.5
     known = obs[:, SLICES["opp_picked"]] > 0.5
-    unseen = ~(seen | known)
+    unseen = ~(seen_cards(obs) | known)
     hidden = 10 - known.sum(dim=1, keepdim=True)
     share = hidden / unseen.sum(dim=1, keepdim=True).clamp(min=1)
     return torch.where(known, 1.0, torch.where(unseen, share, 0.0)).float()
@@ -84,8 +88,7 @@ def related(obs: torch.Tensor) -> torch.Tensor:
     cards, and of the cards I see, share its rank or lie one or two ranks from it in its suit.  What
     the opponent threw away or passed on makes its meld neighbours less likely in its hand; what it
     took makes them likelier; what I see cannot be there to meld."""
-    seen = obs[:, SLICES["hand"]] + obs[:, SLICES["top_discard"]] + obs[:, SLICES["pile_rest"]]
-    pieces = torch.stack([*(obs[:, SLICES[name]] for name in RELATED_PIECES), seen], dim=1)
+    pieces = torch.stack([*(obs[:, SLICES[name]] for name in RELATED_PIECES), seen_cards(obs).to(obs.dtype)], dim=1)
     return torch.einsum("bpc,rcd->bprd", pieces, RELATIONS.to(obs.dtype)).flatten(1)
 
 
@@ -140,4 +143,4 @@ def load_belief(path: Union[str, os.PathLike]) -> BeliefNet:
 
 
 __all__ = ["BELIEF_FORMAT", "BeliefError", "BeliefNet", "RELATED_SIZE", "belief_inputs", "even_guess", "load_belief",
-           "related", "save_belief"]
+           "related", "save_belief", "seen_cards"]
