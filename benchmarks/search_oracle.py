@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import ginenv  # noqa: E402
 from agents.neural.policy import NeuralAgent  # noqa: E402
 from agents.search.positions import deal, forced, known_mask, position, shuffles, unknown_cards  # noqa: E402
 from agents.search.rollout import RolloutAgent  # noqa: E402
@@ -85,8 +86,6 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     parser.add_argument("--seed", type=int, default=25316)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    import ginenv
-
     env = ginenv.env(ruleset="pagat", episode="hand", reward_mode="points", reward_scale=1.0)
     if (args.beliefs == "model") != (args.belief is not None):
         parser.error("--belief FILE goes with --beliefs model, and only with it")

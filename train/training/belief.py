@@ -62,9 +62,10 @@ def record(policy: Optional[str], positions: int, num_envs: int = 256, seed: int
         obs, masks, _ = venv.reset()
         while filled < positions:
             take = min(num_envs, positions - filled)
+            acting = torch.from_numpy(obs[:take])
             with torch.inference_mode():
-                features[filled:filled + take] = belief_inputs(torch.from_numpy(obs[:take])).numpy()
-                even[filled:filled + take] = even_guess(torch.from_numpy(obs[:take])).numpy()
+                features[filled:filled + take] = belief_inputs(acting).numpy()
+                even[filled:filled + take] = even_guess(acting).numpy()
             labels[filled:filled + take] = venv.privileged()[:take, :OPPONENT_HAND] > 0.5
             filled += take
             bar.update(take)
@@ -74,8 +75,8 @@ def record(policy: Optional[str], positions: int, num_envs: int = 256, seed: int
 
 def fit(net: BeliefNet, data: Positions, epochs: int = 4, batch: int = 1024, lr: float = 5e-4,
         held_out: float = 0.1, seed: int = 0, progress_bar: bool = True) -> dict[str, float]:
-    """Train ``net`` on ``data`` (the last ``held_out`` share kept apart); returns the held-out loss,
-    the blind guess's loss and the loss on the positions' unseen-to-me cards only."""
+    """Train ``net`` on ``data`` (the last ``held_out`` share kept apart); returns its held-out loss
+    beside the even guess's and the blind guess's on the same positions, and the positions' counts."""
     torch.manual_seed(seed)
     split = len(data.labels) - max(1, int(len(data.labels) * held_out))
     train_x, train_y = torch.from_numpy(data.features[:split]), torch.from_numpy(data.labels[:split])
