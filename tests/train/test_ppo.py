@@ -20,6 +20,7 @@ from train.cli import main
 from train.evaluation.evaluate import evaluate, format_report
 from train.training.collect import Collector, RolloutStats
 from train.training.config import ConfigError, load_config
+from train.training.curves import plot
 from train.training.league import League
 from train.training.ppo import Trainer, ppo_update, train, warm_start
 
@@ -165,6 +166,15 @@ def test_cli_train_writes_a_run_and_refuses_bad_keys(tmp_path, capsys):
     assert f"ginrummy eval ppo:path={tmp_path / 'eaai' / 'final.pt'} simple --games 200 --ruleset eaai" in \
         capsys.readouterr().out
     assert main(["curves", str(tmp_path / "nothing")]) == 2
+
+
+def test_curves_plot_an_opponent_whose_spec_holds_a_path(tmp_path):
+    """An evaluation against ``ppo:path=...`` (a league's exploiter) gives tags with more slashes."""
+    spec = "ppo:path=models/exploit/x/final.pt"
+    scalars = {f"eval_games/{spec}/{name}": {1: value, 2: value} for name, value in
+               [("win_rate_a", 0.5), ("ci_low", 0.4), ("ci_high", 0.6)]}
+    plot(scalars, tmp_path / "curves.png", "run")
+    assert (tmp_path / "curves.png").stat().st_size > 1000
 
 
 def test_smoke_config_learns_to_beat_random(tmp_path):

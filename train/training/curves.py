@@ -102,10 +102,20 @@ def _plot_elo(ax: Any, scalars: dict[str, dict[int, float]]) -> None:
     ax.set(title="Elo against the fixed ladder", xlabel="decisions trained on")
 
 
+def eval_opponent(tag: str) -> tuple[str, str]:
+    """``(prefix, opponent)`` of an evaluation tag; the opponent's spec may hold a path.
+
+    >>> eval_opponent("eval_games/ppo:path=runs/x/final.pt/win_rate_a")
+    ('eval_games', 'ppo:path=runs/x/final.pt')
+    """
+    prefix, rest = tag.split("/", 1)
+    return prefix, rest.rsplit("/", 1)[0]
+
+
 def _plot_win_rates(ax: Any, scalars: dict[str, dict[int, float]]) -> None:
     """Each evaluation opponent's win rate by update, with its 95% interval (games or hands, as evaluated)."""
     for tag in sorted(t for t in scalars if t.startswith(("eval_games/", "eval_hands/")) and t.endswith("/win_rate_a")):
-        prefix, opponent, _ = tag.split("/")
+        prefix, opponent = eval_opponent(tag)
         steps = sorted(scalars[tag])
         ax.plot(steps, [scalars[tag][s] for s in steps], marker="o", label=f"vs {opponent} ({prefix[5:]})")
         low, high = scalars.get(f"{prefix}/{opponent}/ci_low", {}), scalars.get(f"{prefix}/{opponent}/ci_high", {})
