@@ -52,6 +52,8 @@ ROWS: dict[str, tuple[str, list[str]]] = {
                     ["env.episode=game", "env.reward_mode=win_loss", "ppo.gamma=0.999"]),
     "belief": ("an opponent model: a head on the trunk guesses the opponent's hand (auxiliary loss, weight 0.5)",
                ["critic.belief=0.5"]),
+    "forbid_knock": ("exploration of not knocking: at a quarter of the learner's decisions where it may knock, its "
+                     "knocks are forbidden", ["ppo.forbid_knock=0.25"]),
 }
 """Row name -> (what differs from the recipe, the overrides)."""
 BASE = "configs/experiments/selfplay_v1.yaml"

@@ -13,12 +13,15 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import Architecture, CheckpointError, PolicyNet, read_checkpoint
+from ginenv.game.actions import BIG_GIN, KNOCK_BASE
 from train.cli import main
 from train.evaluation.evaluate import evaluate, format_report
-from train.training.collect import Collector, RolloutStats
+from train.training.collect import Collector, RolloutStats, forbid_knocks
 from train.training.config import ConfigError, load_config
 from train.training.curves import plot
 from train.training.league import League
@@ -66,6 +69,33 @@ def test_collected_actions_are_legal_and_learner_seats_only():
     assert len(batch) > 0 and batch.masks[rows, batch.actions].all()
     assert stats.decisions < 40 * 3  # the opponent's turns are not the learner's
     assert np.isfinite(batch.advantages).all() and np.isfinite(batch.returns).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.booleans(), min_size=108, max_size=108), min_size=1, max_size=12),
+       st.floats(0.0, 0.99), st.integers(0, 2**31))
+def test_forbid_knocks_takes_out_only_knocks_and_leaves_a_legal_action(rows, chance, seed):
+    masks = np.array(rows)
+    masks[:, 0] |= ~masks.any(axis=1)  # an observed mask always has a legal action
+    out = forbid_knocks(masks, chance, torch.Generator().manual_seed(seed))
+    knocks = slice(KNOCK_BASE, BIG_GIN)
+    assert out.any(axis=1).all() and not (out & ~masks).any()
+    assert np.array_equal(np.delete(out, np.s_[knocks], axis=1), np.delete(masks, np.s_[knocks], axis=1))
+    kept, none = (out[:, knocks] == masks[:, knocks]).all(axis=1), ~out[:, knocks].any(axis=1)
+    assert (kept | none).all()  # a row loses all its knocks or none
+    if chance == 0.0:
+        assert np.array_equal(out, masks)
+
+
+def test_forbid_knock_keeps_the_learner_from_knocking_in_its_recorded_decisions():
+    counts = []
+    for chance in (0.0, 0.99):
+        cfg = _tiny("league.opponents={self: 1}", "env.num_envs=64", f"ppo.forbid_knock={chance}")
+        collector = Collector(cfg, PolicyNet(cfg.policy), League(cfg.league, seed=0, architecture=cfg.policy))
+        batch, _ = collector.collect(100, torch.Generator().manual_seed(0))
+        assert batch.masks[np.arange(len(batch)), batch.actions].all()  # the action is legal under the mask kept
+        counts.append(int(batch.masks[:, KNOCK_BASE:BIG_GIN].any(axis=1).sum()))
+    assert counts[0] >= 10 and counts[1] <= counts[0] // 5
 
 
 def test_ppo_update_moves_probability_towards_advantaged_actions():

@@ -34,6 +34,7 @@ from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import FEATURES, PolicyNet, module_device
 from agents.neural.precision import resolve_precision
 from ginenv.envs.batched import BatchedGinEnv
+from ginenv.game.actions import BIG_GIN, KNOCK_BASE
 from ginenv.game.privileged import PRIVILEGED_SIZE
 from train.training.config import RunConfig
 from train.training.critic import PrivilegedCritic
@@ -92,6 +93,24 @@ class RolloutStats:
             outcomes.update(part.outcomes)
         return RolloutStats(sum(p.decisions for p in parts), sum(p.episodes for p in parts),
                             [x for p in parts for x in p.learner_points], dict(outcomes))
+
+
+def forbid_knocks(masks: np.ndarray, chance: float, generator: torch.Generator) -> np.ndarray:
+    """``masks`` (bool ``[B, 108]``) with each row's knocks (discarding face down; not big gin) made
+    illegal with probability ``chance``, drawn for every row from ``generator``; a row keeps its knocks
+    when nothing else would be legal.  The input is not changed.
+
+    >>> masks = np.zeros((2, 108), dtype=bool); masks[:, [3, 55]] = True
+    >>> out = forbid_knocks(masks, 0.99, torch.Generator().manual_seed(0))
+    >>> out[:, 55].tolist(), out[:, 3].tolist(), masks[:, 55].tolist()
+    ([False, False], [True, True], [True, True])
+    """
+    knocks = masks[:, KNOCK_BASE:BIG_GIN]
+    others = masks.copy()
+    others[:, KNOCK_BASE:BIG_GIN] = False
+    drawn = torch.rand(len(masks), generator=generator).numpy() < chance
+    forbid = drawn & knocks.any(axis=1) & others.any(axis=1)
+    return np.where(forbid[:, None], others, masks)
 
 
 class Collector:
@@ -163,6 +182,8 @@ class Collector:
             if mine.size:
                 obs = self.obs[mine]
                 masks = self.masks[mine] > 0
+                if self.cfg.ppo.forbid_knock:
+                    masks = forbid_knocks(masks, self.cfg.ppo.forbid_knock, generator)
                 with torch.no_grad():
                     features = self.net.features(torch.from_numpy(obs))  # on the CPU (compiled rules)
                     on_device, legal = features.to(device), torch.from_numpy(masks)

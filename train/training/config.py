@@ -144,6 +144,11 @@ class PPOConfig:
     """Global gradient-norm clip."""
     target_kl: Optional[float] = None
     """Stop the epochs early once the approximate KL passes this (``null``: never)."""
+    forbid_knock: float = 0.0
+    """Exploration of not knocking: the chance, at each learner decision where it may knock, that its knocks
+    are taken out of the legal actions for that decision (it must discard without knocking; big gin stays
+    legal).  The values then also learn what holding on is worth, so a policy that always knocks at once sees
+    its knocks scored against that; ``0``: off (the random stream is then the same as without the key)."""
 
 
 @dataclass(frozen=True)
@@ -509,7 +514,7 @@ CHECKS: dict[str, Any] = {
     "ppo.batch_size": _int(1, 10**8), "ppo.minibatches": _int(1, 10**6), "ppo.epochs": _int(1, 1000),
     "ppo.clip": _number(0, 10, open_low=True), "ppo.clip_value": _flag, "ppo.norm_adv": _flag,
     "ppo.ent_coef": _number(0, 10), "ppo.vf_coef": _number(0, 100), "ppo.max_grad_norm": _number(0, 1e6, open_low=True),
-    "ppo.target_kl": _optional(_number(0, 100, open_low=True)),
+    "ppo.target_kl": _optional(_number(0, 100, open_low=True)), "ppo.forbid_knock": _number(0, 0.99),
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
     "critic.kind": _choice("policy", "privileged"), "critic.hidden": _int(1, 4096), "critic.layers": _int(1, 16),
