@@ -69,8 +69,8 @@ DEFAULT_CHECKPOINT = Path(__file__).parents[1] / "weights" / "ppo.pt"
 SELFPLAY_CHECKPOINT = Path(__file__).parents[1] / "weights" / "selfplay.pt"
 """Where ``selfplay`` with no ``path`` looks (the shipped policy of ``configs/selfplay.yaml``, trained from scratch)."""
 EAAI_CHECKPOINT = Path(__file__).parents[1] / "weights" / "ppo_eaai.pt"
-"""The shipped policy of ruleset ``eaai`` (``configs/ppo_eaai/1_ppo.yaml``: PPO under the EAAI-2021 rules
-from the pagat policy)."""
+"""The shipped policy of ruleset ``eaai`` (``configs/ppo_eaai/3_exploiter.yaml``: PPO under the EAAI-2021
+rules from the pagat policy, then against its own hour-long best response)."""
 SHIPPED_POLICIES: dict[str, Path] = {"pagat": DEFAULT_CHECKPOINT, "eaai": EAAI_CHECKPOINT}
 """The shipped ``ppo`` policy of each ruleset: ``ppo`` with no ``path`` plays, in each position, the
 policy of the ruleset it observes (the rules are in the observation), and :data:`DEFAULT_CHECKPOINT`

@@ -83,7 +83,7 @@ def test_the_shipped_selfplay_policy_is_observation_only_and_tied_to_its_run():
 
 
 def test_the_shipped_eaai_policy_is_its_recipes_policy_and_plays_under_eaai():
-    """`ppo` under `eaai` plays agents/weights/ppo_eaai.pt, the policy configs/ppo_eaai/1_ppo.yaml trained
+    """`ppo` under `eaai` plays agents/weights/ppo_eaai.pt, the policy configs/ppo_eaai/3_exploiter.yaml trained
     (models/ppo_eaai/SHA256SUMS: the same digest as the run's final.pt), policy-only data."""
     from agents.neural.policy import EAAI_CHECKPOINT, SHIPPED_POLICIES, shipped_checkpoint
 
@@ -91,8 +91,8 @@ def test_the_shipped_eaai_policy_is_its_recipes_policy_and_plays_under_eaai():
     assert shipped_checkpoint("pagat") == DEFAULT_CHECKPOINT
     sums = checksums("ppo_eaai")
     digest = hashlib.sha256(EAAI_CHECKPOINT.read_bytes()).hexdigest()
-    assert sums["agents/weights/ppo_eaai.pt"] == sums["models/ppo_eaai/1_ppo/final.pt"] == digest
-    assert hashlib.sha256((ROOT / "models/ppo_eaai/1_ppo/final.pt").read_bytes()).hexdigest() == digest
+    assert sums["agents/weights/ppo_eaai.pt"] == sums["models/ppo_eaai/3_exploiter/final.pt"] == digest
+    assert hashlib.sha256((ROOT / "models/ppo_eaai/3_exploiter/final.pt").read_bytes()).hexdigest() == digest
     assert sorted(read_checkpoint(EAAI_CHECKPOINT)) == ["format", "model", "model_sha256", "policy"]
     assert EAAI_CHECKPOINT.stat().st_size < 5_000_000
     result = evaluate("ppo", "random", games=40, ruleset="eaai", episode="hand", seed=11, workers=1)
