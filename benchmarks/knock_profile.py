@@ -8,8 +8,9 @@ counts, for each least deadwood the agent could knock with, how often it did::
 
     python benchmarks/knock_profile.py selfplay ppo greedy --hands 600 --seed 24040
 
-It prints one row per deadwood (``knocked/may`` per agent) and each agent's gin rate; ``--json``
-also writes the counts.
+It prints one row per deadwood (``knocked/may`` per agent; for a network, also the mean probability
+its policy puts on knocking there, which the most likely action hides) and each agent's gin rate;
+``--json`` also writes the counts.
 """
 from __future__ import annotations
 
@@ -34,11 +35,13 @@ MAX_DEADWOOD = 10
 
 
 def profile(spec: str, opponent: str, hands: int, seed: int, ruleset: str) -> dict:
-    """``{"may": [...], "knocked": [...], "gins": g, "hands": n}``: per least deadwood 0..10, the agent's
-    decisions where it may knock and those where it did; hand ``h`` is dealt with ``seed + h`` and the
+    """``{"may": [...], "knocked": [...], "probability": [...], "gins": g, "hands": n}``: per least
+    deadwood 0..10, the agent's decisions where it may knock, those where it did and (for a network,
+    else None) the summed probability of its knocks; hand ``h`` is dealt with ``seed + h`` and the
     agent sits in seat ``h % 2``."""
     agent, other = make_agent(spec, seed=seed), make_agent(opponent, seed=seed + 1)
     may, knocked, gins = np.zeros(MAX_DEADWOOD + 1, int), np.zeros(MAX_DEADWOOD + 1, int), 0
+    probability = np.zeros(MAX_DEADWOOD + 1) if hasattr(agent, "distribution") else None
     env = ginenv.env(ruleset=ruleset)
     for h in tqdm(range(hands), desc=spec, leave=False):
         env.reset(seed=seed + h)
@@ -55,8 +58,12 @@ def profile(spec: str, opponent: str, hands: int, seed: int, ruleset: str) -> di
                 deadwood = min(int(hand_deadwood(obs["observation"][None])[0]), MAX_DEADWOOD)
                 may[deadwood] += 1
                 knocked[deadwood] += KNOCK_BASE <= action < BIG_GIN
+                if probability is not None:
+                    probs = agent.distribution(obs["observation"][None], obs["action_mask"][None]).probs
+                    probability[deadwood] += float(probs[0, KNOCK_BASE:BIG_GIN].sum())
             env.step(action)
-    return {"may": may.tolist(), "knocked": knocked.tolist(), "gins": int(gins), "hands": hands}
+    return {"may": may.tolist(), "knocked": knocked.tolist(),
+            "probability": None if probability is None else probability.tolist(), "gins": int(gins), "hands": hands}
 
 
 def table(profiles: dict[str, dict]) -> str:
@@ -67,7 +74,9 @@ def table(profiles: dict[str, dict]) -> str:
         cells = []
         for name in names:
             may, knocked = profiles[name]["may"][d], profiles[name]["knocked"][d]
-            cells.append(f"{knocked}/{may} ({knocked / may:.0%})" if may else "–")
+            summed = profiles[name]["probability"]
+            chance = f"; p {summed[d] / may:.3f}" if may and summed is not None else ""
+            cells.append(f"{knocked}/{may} ({knocked / may:.0%}{chance})" if may else "–")
         lines.append(f"| {d} | " + " | ".join(cells) + " |")
     lines.append("| gins per hand | " + " | ".join(f"{p['gins'] / p['hands']:.1%}" for p in profiles.values()) + " |")
     return "\n".join(lines)
