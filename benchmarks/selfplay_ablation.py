@@ -54,6 +54,8 @@ ROWS: dict[str, tuple[str, list[str]]] = {
                ["critic.belief=0.5"]),
     "forbid_knock": ("exploration of not knocking: at a quarter of the learner's decisions where it may knock, its "
                      "knocks are forbidden", ["ppo.forbid_knock=0.25"]),
+    "knock_entropy": ("an entropy bonus on knocking or not (weight 0.1) beside not knocking forced at a quarter of "
+                      "those decisions", ["ppo.knock_ent_coef=0.1", "ppo.forbid_knock=0.25"]),
 }
 """Row name -> (what differs from the recipe, the overrides)."""
 BASE = "configs/experiments/selfplay_v1.yaml"

@@ -21,7 +21,7 @@ from agents.neural.policy import Architecture, CheckpointError, PolicyNet, read_
 from ginenv.game.actions import BIG_GIN, KNOCK_BASE
 from train.cli import main
 from train.evaluation.evaluate import evaluate, format_report
-from train.training.collect import Collector, RolloutStats, forbid_knocks
+from train.training.collect import Batch, Collector, RolloutStats, forbid_knocks
 from train.training.config import ConfigError, load_config
 from train.training.curves import plot
 from train.training.league import League
@@ -96,6 +96,35 @@ def test_forbid_knock_keeps_the_learner_from_knocking_in_its_recorded_decisions(
         assert batch.masks[np.arange(len(batch)), batch.actions].all()  # the action is legal under the mask kept
         counts.append(int(batch.masks[:, KNOCK_BASE:BIG_GIN].any(axis=1).sum()))
     assert counts[0] >= 10 and counts[1] <= counts[0] // 5
+
+
+def test_knock_entropy_bonus_pulls_a_sure_knocker_back_towards_holding():
+    """A policy that puts over 90% on knocking wherever it may knock, with no advantage to follow, moves
+    clearly more probability back to holding on with ``ppo.knock_ent_coef`` than without it."""
+    cfg = _tiny("league.opponents={self: 1}", "env.num_envs=64")
+    collector = Collector(cfg, PolicyNet(cfg.policy), League(cfg.league, seed=0, architecture=cfg.policy))
+    batch, _ = collector.collect(100, torch.Generator().manual_seed(0))
+    knocks = batch.masks[:, KNOCK_BASE:BIG_GIN].any(axis=1)
+    batch = Batch(*(getattr(batch, name)[knocks] for name in Batch.__dataclass_fields__))
+    batch.advantages[:] = 0.0
+    knock_share = {}
+    for coef in (0.0, 1.0):
+        torch.manual_seed(0)
+        net = PolicyNet(cfg.policy)
+        with torch.no_grad():
+            net.card_out.bias[:] = torch.tensor([0.0, 5.0])  # the knock logit of every card far above its discard's
+            features, masks = torch.from_numpy(batch.features), torch.from_numpy(batch.masks)
+            start = MaskedCategorical(net.head(features, masks)[0], masks)
+            batch.logprobs = start.log_prob(torch.from_numpy(batch.actions)).numpy()
+            assert float(start.probs[:, KNOCK_BASE:BIG_GIN].sum(dim=1).mean()) > 0.9
+        optimizer = torch.optim.Adam(net.parameters(), lr=1e-2)
+        ppo_update(net, optimizer, batch, _tiny("ppo.ent_coef=0", "ppo.epochs=8", f"ppo.knock_ent_coef={coef}").ppo,
+                   torch.Generator().manual_seed(1))
+        with torch.no_grad():
+            probs = MaskedCategorical(net.head(features, masks)[0], masks).probs
+        knock_share[coef] = float(probs[:, KNOCK_BASE:BIG_GIN].sum(dim=1).mean())
+    assert len(batch) >= 10
+    assert knock_share[1.0] < knock_share[0.0] - 0.1
 
 
 def test_ppo_update_moves_probability_towards_advantaged_actions():

@@ -144,6 +144,11 @@ class PPOConfig:
     """Global gradient-norm clip."""
     target_kl: Optional[float] = None
     """Stop the epochs early once the approximate KL passes this (``null``: never)."""
+    knock_ent_coef: float = 0.0
+    """Weight of an entropy bonus on the choice to knock or not (all knocks against all other legal actions),
+    averaged over the decisions where both are legal.  The plain entropy bonus is spent mostly on which card
+    to play; this one keeps the policy from settling on knocking at every chance (or never) before it has
+    learned what holding on is worth; ``0``: off."""
     forbid_knock: float = 0.0
     """Exploration of not knocking: the chance, at each learner decision where it may knock, that its knocks
     are taken out of the legal actions for that decision (it must discard without knocking; big gin stays
@@ -515,6 +520,7 @@ CHECKS: dict[str, Any] = {
     "ppo.clip": _number(0, 10, open_low=True), "ppo.clip_value": _flag, "ppo.norm_adv": _flag,
     "ppo.ent_coef": _number(0, 10), "ppo.vf_coef": _number(0, 100), "ppo.max_grad_norm": _number(0, 1e6, open_low=True),
     "ppo.target_kl": _optional(_number(0, 100, open_low=True)), "ppo.forbid_knock": _number(0, 0.99),
+    "ppo.knock_ent_coef": _number(0, 10),
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
     "critic.kind": _choice("policy", "privileged"), "critic.hidden": _int(1, 4096), "critic.layers": _int(1, 16),

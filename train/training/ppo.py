@@ -35,6 +35,7 @@ from tqdm import tqdm
 from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import PolicyNet, load_policy, module_device, resolve_device
 from agents.neural.precision import resolve_precision
+from ginenv.game.actions import BIG_GIN, KNOCK_BASE
 from ginenv.seeding import derive_seed
 from train.evaluation.evaluate import evaluate
 from train.evaluation.ratings import ELO_TAG, LADDER_ELO, anchored_elo
@@ -58,13 +59,35 @@ def make_collector(cfg: RunConfig, net: PolicyNet, league: League,
 
 
 # ----- the update ---------------------------------------------------------------------------
+def knock_entropy(dist: MaskedCategorical) -> torch.Tensor:
+    """Mean entropy of knocking or not (the summed probability of the knocks against that of the other legal
+    actions) over the rows where both are legal; 0 when no row is.  Computed from log-probabilities, so its
+    gradient does not vanish when the policy is nearly sure.
+
+    >>> mask = torch.zeros(2, 108, dtype=torch.bool); mask[:, [3, 4, 55]] = True; mask[1, 55] = False
+    >>> round(float(knock_entropy(MaskedCategorical(torch.zeros(2, 108), mask))), 4)  # 1/3 knock in row 0
+    0.6365
+    """
+    knock = torch.zeros(dist.mask.shape[-1], dtype=torch.bool, device=dist.mask.device)
+    knock[KNOCK_BASE:BIG_GIN] = True
+    knocks, others = dist.mask & knock, dist.mask & ~knock
+    rows = knocks.any(-1) & others.any(-1)
+    if not bool(rows.any()):
+        return dist.log_probs_all.new_zeros(())
+    log_probs = dist.log_probs_all[rows]
+    log_knock = torch.logsumexp(log_probs.masked_fill(~knocks[rows], -torch.inf), dim=-1)
+    log_other = torch.logsumexp(log_probs.masked_fill(~others[rows], -torch.inf), dim=-1)
+    return -(log_knock.exp() * log_knock + log_other.exp() * log_other).mean()
+
+
 def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
                generator: torch.Generator, critic: Optional[PrivilegedCritic] = None,
                precision: Optional[torch.dtype] = None) -> dict[str, float]:
     """``cfg.epochs`` passes of clipped-PPO minibatch updates over ``batch``; returns the
     mean losses, entropy, approximate KL, clip fraction and explained variance.  With a
     ``critic`` the value loss trains it (on ``batch.privileged``) instead of ``net``'s value head,
-    and with ``critic.belief`` its belief head's loss joins the total (reported as ``belief_loss``).
+    and with ``critic.belief`` its belief head's loss joins the total (reported as ``belief_loss``); with
+    ``cfg.knock_ent_coef`` so does the bonus of :func:`knock_entropy` (reported as ``knock_entropy``).
     ``precision``: the autocast dtype of the trunks' products (:mod:`agents.neural.precision`;
     None: float32); the logits, values, losses and gradients are float32 either way."""
     device = module_device(net)
@@ -77,7 +100,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     mb_size = max(1, math.ceil(size / cfg.minibatches))
     believing = critic is not None and critic.belief > 0
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0,
-            **({"belief_loss": 0.0} if believing else {})}
+            **({"belief_loss": 0.0} if believing else {}), **({"knock_entropy": 0.0} if cfg.knock_ent_coef else {})}
     count = 0
     for _ in range(cfg.epochs):
         order = torch.randperm(size, generator=generator).to(device)
@@ -106,6 +129,10 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                 value_loss = 0.5 * ((values - b_returns[mb]) ** 2).mean()
             entropy = dist.entropy().mean()
             loss = policy_loss - cfg.ent_coef * entropy + cfg.vf_coef * value_loss
+            if cfg.knock_ent_coef:
+                split = knock_entropy(dist)
+                loss = loss - cfg.knock_ent_coef * split
+                sums["knock_entropy"] += float(split.detach())
             if believing:
                 belief_loss = critic.belief_loss(h, b_privileged[mb])
                 loss = loss + critic.belief * belief_loss
@@ -258,7 +285,7 @@ class Trainer:
 
 
 def _log(writer: SummaryWriter, metrics: dict[str, float], step: int) -> None:
-    losses = {"policy_loss", "value_loss", "belief_loss", "entropy", "approx_kl", "clip_fraction",
+    losses = {"policy_loss", "value_loss", "belief_loss", "entropy", "knock_entropy", "approx_kl", "clip_fraction",
               "explained_variance"}
     for key, value in metrics.items():
         if value == value:  # skip nan
