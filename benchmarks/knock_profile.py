@@ -67,7 +67,8 @@ def profile(spec: str, opponent: str, hands: int, seed: int, ruleset: str) -> di
 
 
 def table(profiles: dict[str, dict]) -> str:
-    """Markdown: a row per deadwood, ``knocked/may (share)`` per agent, then the gin rates."""
+    """Markdown: a row per deadwood, ``knocked/may (share; p mean knock probability)`` per agent (``p``
+    for networks only), then the gin rates."""
     names = list(profiles)
     lines = ["| deadwood | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for d in range(MAX_DEADWOOD + 1):
@@ -83,6 +84,7 @@ def table(profiles: dict[str, dict]) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> str:
+    """Profile the agents named on the command line, print the table and return it."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("agents", nargs="+", help="agent specs to profile")
     parser.add_argument("--opponent", default="simple", help="the opponent of every agent (default simple)")
