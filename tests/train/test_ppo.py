@@ -98,6 +98,64 @@ def test_forbid_knock_keeps_the_learner_from_knocking_in_its_recorded_decisions(
     assert counts[0] >= 10 and counts[1] <= counts[0] // 5
 
 
+def test_forbid_as_choice_records_forced_holds_under_the_full_mask_and_its_log_probabilities():
+    cfg = _tiny("league.opponents={self: 1}", "env.num_envs=64", "ppo.forbid_knock=0.99", "ppo.forbid_as_choice=true")
+    net = PolicyNet(cfg.policy)
+    collector = Collector(cfg, net, League(cfg.league, seed=0, architecture=cfg.policy))
+    batch, _ = collector.collect(100, torch.Generator().manual_seed(0))
+    may_knock = batch.masks[:, KNOCK_BASE:BIG_GIN].any(axis=1)
+    knocked = (batch.actions >= KNOCK_BASE) & (batch.actions < BIG_GIN)
+    assert may_knock.sum() >= 10 and knocked.sum() <= may_knock.sum() // 5  # knocks stay in the mask, seldom played
+    with torch.no_grad():
+        masks = torch.from_numpy(batch.masks)
+        full = MaskedCategorical(net.head(torch.from_numpy(batch.features), masks)[0], masks)
+    assert np.allclose(full.log_prob(torch.from_numpy(batch.actions)).numpy(), batch.logprobs, atol=1e-5)
+
+
+def _sure_knocker(cfg) -> PolicyNet:
+    """A fresh card network (seed 0) whose knock logit of every card is far above its discard's."""
+    torch.manual_seed(0)
+    net = PolicyNet(cfg.policy)
+    with torch.no_grad():
+        net.card_out.bias[:] = torch.tensor([0.0, 5.0])
+    return net
+
+
+def _knock_share(net: PolicyNet, features: torch.Tensor, masks: torch.Tensor) -> float:
+    """The mean probability ``net`` puts on the knocks."""
+    with torch.no_grad():
+        return float(MaskedCategorical(net.head(features, masks)[0], masks).probs[:, KNOCK_BASE:BIG_GIN].sum(1).mean())
+
+
+def test_forbid_as_choice_lets_a_rewarded_hold_move_a_sure_knocker_towards_holding():
+    """Forced holds with a positive advantage: recorded as a choice among all legal actions they pull a
+    sure knocker back towards holding on (one update's move is bounded by PPO's clip: each forced hold's
+    probability rises by at most a fifth); recorded under the reduced mask they barely can."""
+    cfg = _tiny("league.opponents={self: 1}", "env.num_envs=64", "ppo.forbid_knock=0.99", "ppo.forbid_as_choice=true")
+    collector = Collector(cfg, PolicyNet(cfg.policy), League(cfg.league, seed=0, architecture=cfg.policy))
+    batch, _ = collector.collect(100, torch.Generator().manual_seed(0))
+    held = batch.masks[:, KNOCK_BASE:BIG_GIN].any(axis=1) & ((batch.actions < KNOCK_BASE) | (batch.actions >= BIG_GIN))
+    batch = Batch(*(getattr(batch, name)[held] for name in Batch.__dataclass_fields__))
+    batch.advantages[:] = 1.0
+    full = torch.from_numpy(batch.masks.copy())
+    reduced = full.clone()
+    reduced[:, KNOCK_BASE:BIG_GIN] = False
+    features, after = torch.from_numpy(batch.features), {}
+    for name, recorded in (("choice", full), ("reduced", reduced)):
+        net = _sure_knocker(cfg)
+        with torch.no_grad():
+            batch.masks = recorded.numpy()
+            batch.logprobs = MaskedCategorical(net.head(features, recorded)[0], recorded).log_prob(
+                torch.from_numpy(batch.actions)).numpy()
+        assert _knock_share(net, features, full) > 0.9
+        optimizer = torch.optim.Adam(net.parameters(), lr=1e-2)
+        ppo_update(net, optimizer, batch, _tiny("ppo.ent_coef=0", "ppo.epochs=8", "ppo.norm_adv=false").ppo,
+                   torch.Generator().manual_seed(1))
+        after[name] = _knock_share(net, features, full)
+    assert len(batch) >= 10
+    assert after["choice"] < after["reduced"] - 0.05
+
+
 def test_knock_entropy_bonus_pulls_a_sure_knocker_back_towards_holding():
     """A policy that puts over 90% on knocking wherever it may knock, with no advantage to follow, moves
     clearly more probability back to holding on with ``ppo.knock_ent_coef`` than without it."""

@@ -181,23 +181,23 @@ class Collector:
             mine = np.flatnonzero(learner)
             if mine.size:
                 obs = self.obs[mine]
-                masks = self.masks[mine] > 0
+                masks = full = self.masks[mine] > 0
                 if self.cfg.ppo.forbid_knock:
-                    masks = forbid_knocks(masks, self.cfg.ppo.forbid_knock, generator)
+                    masks = forbid_knocks(full, self.cfg.ppo.forbid_knock, generator)
+                recorded = full if self.cfg.ppo.forbid_as_choice else masks
                 with torch.no_grad():
                     features = self.net.features(torch.from_numpy(obs))  # on the CPU (compiled rules)
-                    on_device, legal = features.to(device), torch.from_numpy(masks)
+                    on_device = features.to(device)
                     h = self.net.encode(on_device, self.precision)
-                    logits, values = self.net.read_out(on_device, h, legal)
-                    dist = MaskedCategorical(logits.cpu(), legal)
-                    chosen = dist.sample(generator)
-                    logp = dist.log_prob(chosen)
+                    logits, values = self.net.read_out(on_device, h, torch.from_numpy(full))
+                    chosen = MaskedCategorical(logits.cpu(), torch.from_numpy(masks)).sample(generator)
+                    logp = MaskedCategorical(logits.cpu(), torch.from_numpy(recorded)).log_prob(chosen)
                     if self.critic is not None:  # the hidden cards reach the critic's value only
                         privileged_buf[t, mine] = self.venv.privileged()[mine]
                         values = self.critic(h, torch.from_numpy(privileged_buf[t, mine]).to(device), self.precision)
                     values = values.cpu()
                 actions[mine] = chosen.numpy()
-                feature_buf[t, mine], mask_buf[t, mine] = features.numpy(), masks
+                feature_buf[t, mine], mask_buf[t, mine] = features.numpy(), recorded
                 action_buf[t, mine], logp_buf[t, mine], value_buf[t, mine] = actions[mine], logp.numpy(), values.numpy()
                 seat_buf[t, mine], valid[t, mine] = to_act[mine], True
                 if shaping:

@@ -154,6 +154,13 @@ class PPOConfig:
     are taken out of the legal actions for that decision (it must discard without knocking; big gin stays
     legal).  The values then also learn what holding on is worth, so a policy that always knocks at once sees
     its knocks scored against that; ``0``: off (the random stream is then the same as without the key)."""
+    forbid_as_choice: bool = False
+    """With ``forbid_knock``: record a decision whose knocks were taken out as if the policy had chosen to hold
+    on among all its legal actions (the full mask, and the action's log-probability under it) instead of
+    under the reduced mask.  The update then moves the knock-or-hold split itself, with a strength that does
+    not vanish when the policy is sure to knock: a held position worth more than the knock pushes it towards
+    holding on, one worth less pushes it further towards the knock.  Biased towards the held course's
+    samples (they are not importance-weighted), in exchange for a signal; ``false``: the reduced mask."""
 
 
 @dataclass(frozen=True)
@@ -520,7 +527,7 @@ CHECKS: dict[str, Any] = {
     "ppo.clip": _number(0, 10, open_low=True), "ppo.clip_value": _flag, "ppo.norm_adv": _flag,
     "ppo.ent_coef": _number(0, 10), "ppo.vf_coef": _number(0, 100), "ppo.max_grad_norm": _number(0, 1e6, open_low=True),
     "ppo.target_kl": _optional(_number(0, 100, open_low=True)), "ppo.forbid_knock": _number(0, 0.99),
-    "ppo.knock_ent_coef": _number(0, 10),
+    "ppo.forbid_as_choice": _flag,     "ppo.knock_ent_coef": _number(0, 10),
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
     "critic.kind": _choice("policy", "privileged"), "critic.hidden": _int(1, 4096), "critic.layers": _int(1, 16),
