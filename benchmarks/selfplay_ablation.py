@@ -56,6 +56,9 @@ ROWS: dict[str, tuple[str, list[str]]] = {
                      "knocks are forbidden", ["ppo.forbid_knock=0.25"]),
     "knock_entropy": ("an entropy bonus on knocking or not (weight 0.1) beside not knocking forced at a quarter of "
                       "those decisions", ["ppo.knock_ent_coef=0.1", "ppo.forbid_knock=0.25"]),
+    "hold_as_choice": ("not knocking forced at a quarter of those decisions and recorded as the policy's own choice "
+                       "(ppo.forbid_as_choice), with an entropy bonus on knocking or not of weight 0.02",
+                       ["ppo.knock_ent_coef=0.02", "ppo.forbid_knock=0.25", "ppo.forbid_as_choice=true"]),
 }
 """Row name -> (what differs from the recipe, the overrides)."""
 BASE = "configs/experiments/selfplay_v1.yaml"
