@@ -112,6 +112,12 @@ def test_forbid_as_choice_records_forced_holds_under_the_full_mask_and_its_log_p
     assert np.allclose(full.log_prob(torch.from_numpy(batch.actions)).numpy(), batch.logprobs, atol=1e-5)
 
 
+def test_forbid_as_choice_needs_forbid_knock():
+    with pytest.raises(ConfigError, match="forbid_as_choice.*forbid_knock"):
+        load_config(None, ["ppo.forbid_as_choice=true"])
+    assert load_config(None, ["ppo.forbid_as_choice=true", "ppo.forbid_knock=0.25"]).ppo.forbid_as_choice
+
+
 def _sure_knocker(cfg) -> PolicyNet:
     """A fresh card network (seed 0) whose knock logit of every card is far above its discard's."""
     torch.manual_seed(0)

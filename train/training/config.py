@@ -527,7 +527,7 @@ CHECKS: dict[str, Any] = {
     "ppo.clip": _number(0, 10, open_low=True), "ppo.clip_value": _flag, "ppo.norm_adv": _flag,
     "ppo.ent_coef": _number(0, 10), "ppo.vf_coef": _number(0, 100), "ppo.max_grad_norm": _number(0, 1e6, open_low=True),
     "ppo.target_kl": _optional(_number(0, 100, open_low=True)), "ppo.forbid_knock": _number(0, 0.99),
-    "ppo.forbid_as_choice": _flag,     "ppo.knock_ent_coef": _number(0, 10),
+    "ppo.forbid_as_choice": _flag, "ppo.knock_ent_coef": _number(0, 10),
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
     "critic.kind": _choice("policy", "privileged"), "critic.hidden": _int(1, 4096), "critic.layers": _int(1, 16),
@@ -811,6 +811,10 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
         if cfg.critic.belief > 0 and cfg.critic.kind != "privileged":
             raise ConfigError("critic.belief: needs critic.kind 'privileged' (the head learns from the hidden "
                               f"cards that only the privileged critic's batch carries), got {cfg.critic.kind!r}")
+    with _blame(origin, "ppo.forbid_as_choice", "ppo.forbid_knock"):
+        if cfg.ppo.forbid_as_choice and not cfg.ppo.forbid_knock:
+            raise ConfigError("ppo.forbid_as_choice: needs ppo.forbid_knock above 0 (it changes how the holds that "
+                              "forbid_knock forces are recorded; without them it does nothing)")
     with _blame(origin, "clone.augment", "policy.kind"):
         if cfg.clone.augment and cfg.policy.kind != "cards":
             raise ConfigError("clone.augment: needs policy.kind 'cards' (its card channels are renamed), "
