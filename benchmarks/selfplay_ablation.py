@@ -44,6 +44,7 @@ ROWS: dict[str, tuple[str, list[str]]] = {
     "high_entropy": ("entropy bonus 0.03 instead of 0.01", ["ppo.ent_coef=0.03"]),
     "two_epochs": ("2 passes over each batch instead of 4", ["ppo.epochs=2"]),
     "eight_epochs": ("8 passes over each batch instead of 4", ["ppo.epochs=8"]),
+    "sixteen_epochs": ("16 passes over each batch instead of 4", ["ppo.epochs=16"]),
     "high_lr": ("learning rate 1e-3 instead of 3e-4", ["ppo.lr=0.001"]),
     "critic_deadwoods": ("the privileged critic also reads the deadwoods of the hidden cards",
                          ["critic.deadwoods=true"]),
