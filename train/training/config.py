@@ -155,12 +155,13 @@ class PPOConfig:
     legal).  The values then also learn what holding on is worth, so a policy that always knocks at once sees
     its knocks scored against that; ``0``: off (the random stream is then the same as without the key)."""
     forbid_as_choice: bool = False
-    """With ``forbid_knock`` (a config error without it): record a decision whose knocks were taken out as if the policy had chosen to hold
-    on among all its legal actions (the full mask, and the action's log-probability under it) instead of
-    under the reduced mask.  The update then moves the knock-or-hold split itself, with a strength that does
-    not vanish when the policy is sure to knock: a held position worth more than the knock pushes it towards
-    holding on, one worth less pushes it further towards the knock.  Biased towards the held course's
-    samples (they are not importance-weighted), in exchange for a signal; ``false``: the reduced mask."""
+    """With ``forbid_knock`` (a config error without it): record a decision whose knocks were taken out as if
+    the policy had chosen to hold on among all its legal actions (the full mask, and the action's
+    log-probability under it) instead of under the reduced mask. The update then moves the knock-or-hold split
+    itself, with a strength that does not vanish when the policy is sure to knock: a held position worth more
+    than the knock pushes it towards holding on, one worth less pushes it further towards the knock. Biased
+    towards the held course's samples (they are not importance-weighted), in exchange for a signal; ``false``:
+    the reduced mask."""
 
 
 @dataclass(frozen=True)
