@@ -2,6 +2,7 @@
 and a real learning check (the smoke config beats `random`)."""
 from __future__ import annotations
 
+import csv
 import json
 import signal
 import subprocess
@@ -289,6 +290,22 @@ def test_cli_train_writes_a_run_and_refuses_bad_keys(tmp_path, capsys):
     assert f"ginrummy eval ppo:path={tmp_path / 'eaai' / 'final.pt'} simple --games 200 --ruleset eaai" in \
         capsys.readouterr().out
     assert main(["curves", str(tmp_path / "nothing")]) == 2
+
+
+def test_the_entropy_bonus_goes_from_ent_coef_to_ent_final_over_the_run(tmp_path):
+    """``ppo.ent_final``: the bonus of each update is on the straight line from ``ent_coef`` (first update)
+    towards ``ent_final`` (at ``total_steps``), logged as ``charts/ent_coef``; a negative one is refused."""
+    cfg = _tiny("ppo.total_steps=600", "eval.every=0", "ppo.ent_coef=0.04", "ppo.ent_final=0.01")
+    run = train(cfg, out=tmp_path, progress_bar=False)
+    assert main(["curves", str(run)]) == 0
+    rows = list(csv.DictReader((run / "curves.csv").open()))
+    bonus = [float(row["charts/ent_coef"]) for row in rows]
+    steps = [0.0] + [float(row["charts/global_step"]) for row in rows][:-1]  # decisions before each update
+    assert bonus[0] == pytest.approx(0.04) and len(bonus) >= 3
+    assert bonus == pytest.approx([0.04 - 0.03 * min(1.0, s / 600) for s in steps])
+    assert all(a > b for a, b in zip(bonus, bonus[1:]))
+    with pytest.raises(ConfigError, match="ppo.ent_final"):
+        _tiny("ppo.ent_final=-0.1")
 
 
 def test_curves_plot_an_opponent_whose_spec_holds_a_path(tmp_path):

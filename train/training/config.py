@@ -137,7 +137,11 @@ class PPOConfig:
     norm_adv: bool = True
     """Normalise advantages per minibatch."""
     ent_coef: float = 0.01
-    """Entropy bonus weight."""
+    """Entropy bonus weight (at the start, see ``ent_final``)."""
+    ent_final: Optional[float] = None
+    """With a value, the entropy bonus goes linearly from ``ent_coef`` at the start to this at ``total_steps``
+    (a policy that explored widely early, sharp late: it then trains against a less noisy copy of itself);
+    ``null``: ``ent_coef`` throughout."""
     vf_coef: float = 0.5
     """Value loss weight."""
     max_grad_norm: float = 0.5
@@ -526,7 +530,8 @@ CHECKS: dict[str, Any] = {
     "ppo.anneal_lr": _flag, "ppo.gamma": _number(0, 1), "ppo.gae_lambda": _number(0, 1),
     "ppo.batch_size": _int(1, 10**8), "ppo.minibatches": _int(1, 10**6), "ppo.epochs": _int(1, 1000),
     "ppo.clip": _number(0, 10, open_low=True), "ppo.clip_value": _flag, "ppo.norm_adv": _flag,
-    "ppo.ent_coef": _number(0, 10), "ppo.vf_coef": _number(0, 100), "ppo.max_grad_norm": _number(0, 1e6, open_low=True),
+    "ppo.ent_coef": _number(0, 10), "ppo.ent_final": _optional(_number(0, 10)),
+    "ppo.vf_coef": _number(0, 100), "ppo.max_grad_norm": _number(0, 1e6, open_low=True),
     "ppo.target_kl": _optional(_number(0, 100, open_low=True)), "ppo.forbid_knock": _number(0, 0.99),
     "ppo.forbid_as_choice": _flag, "ppo.knock_ent_coef": _number(0, 10),
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),

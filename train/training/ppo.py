@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
@@ -178,6 +178,21 @@ def learning_rate(cfg: PPOConfig, global_step: int) -> float:
     return cfg.lr * max(0.0, 1.0 - global_step / cfg.total_steps)
 
 
+def entropy_coef(cfg: PPOConfig, global_step: int) -> float:
+    """The entropy bonus after ``global_step`` decisions: ``ent_coef``, or with ``ent_final`` the linear way
+    from one to the other over ``total_steps`` (held at ``ent_final`` past it).
+
+    >>> entropy_coef(PPOConfig(ent_coef=0.03, ent_final=0.01, total_steps=100), 25)
+    0.025
+    >>> entropy_coef(PPOConfig(ent_coef=0.03, total_steps=100), 25)
+    0.03
+    """
+    if cfg.ent_final is None:
+        return cfg.ent_coef
+    done = min(1.0, global_step / cfg.total_steps)
+    return cfg.ent_coef + (cfg.ent_final - cfg.ent_coef) * done
+
+
 class Trainer:
     """One run: the network, optimizer, league, collector and generators, and its folder."""
 
@@ -241,8 +256,9 @@ class Trainer:
         batch = batch.newest(cfg.ppo.batch_size)
         collected = time.perf_counter()
         self.net.train()
-        metrics = (ppo_update(self.net, self.optimizer, batch, cfg.ppo, self.generator, self.critic, self.precision)
-                   if len(batch) else {})
+        ent_coef = entropy_coef(cfg.ppo, progress.global_step)
+        metrics = (ppo_update(self.net, self.optimizer, batch, replace(cfg.ppo, ent_coef=ent_coef), self.generator,
+                              self.critic, self.precision) if len(batch) else {})
         finished = time.perf_counter()
         progress.update += 1
         progress.global_step += len(batch)
@@ -250,7 +266,7 @@ class Trainer:
             self.league.add_snapshot(self.net.state_dict())
         hands = sum(stats.outcomes.values())
         metrics.update({
-            "learning_rate": self.optimizer.param_groups[0]["lr"], "samples": float(len(batch)),
+            "learning_rate": self.optimizer.param_groups[0]["lr"], "ent_coef": ent_coef, "samples": float(len(batch)),
             "global_step": float(progress.global_step),
             "SPS": len(batch) / max(finished - started, 1e-9),
             "rollout_SPS": stats.decisions / max(collected - started, 1e-9),

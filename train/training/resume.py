@@ -39,13 +39,14 @@ SAFE_ON_RESUME = {
     "keep_checkpoints": "how many are kept",
     "ppo.total_steps": "where the run ends (with anneal_lr the learning rate decays to 0 at the new total)",
     "ppo.ent_coef": "the entropy bonus of the updates from then on (e.g. a lower one to finish a run)",
+    "ppo.ent_final": "where the entropy bonus ends (it goes linearly there from ent_coef over total_steps)",
     "eval.every": "how often the policy is evaluated",
     "eval.games": "games per evaluation",
     "eval.opponents": "who the evaluations play",
     "eval.best_against": "which evaluation picks best.pt",
 }
 """Keys ``--set`` may change on ``--resume``, with what each changes: none touches the games,
-the league or the updates already made (``ppo.total_steps`` and ``ppo.ent_coef`` change those to come)."""
+the league or the updates already made (the ``ppo.`` keys change those to come)."""
 BEFORE_IT_EXISTED = {"precision": "fp32"}
 """Keys whose default is not what a run made before the key existed did: such a run's config
 without the key means this value (its runs resume as they were trained)."""
