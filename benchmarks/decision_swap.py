@@ -8,8 +8,12 @@ the helper's own, that kind of decision holds the agent back::
 
     python benchmarks/decision_swap.py selfplay greedy --helper greedy --games 2000 --seed 24050
 
+``--kinds`` splits the draws further: ``first_draw`` is the decision on the first face-up card of a
+hand (where passing is legal), ``later_draw`` every other draw.  ``--draw-choices`` also counts, at
+the agent's own draws in its games as it is, what it chose against what the helper would have chosen.
+
 It prints one row per way (win rate of games to 100 with its interval, points per hand) and
-``--json`` also writes the four results.  Every decision of the mixed player is made from the
+``--json`` also writes the results.  Every decision of the mixed player is made from the
 observation alone, by whichever agent owns that kind of decision.
 """
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -27,10 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents import make_agent  # noqa: E402
 from agents.base import Observation  # noqa: E402
 from agents.registry import register  # noqa: E402
-from ginenv.game.actions import DISCARD_BASE  # noqa: E402
+from ginenv.game.actions import DISCARD_BASE, DRAW_STOCK, PASS, TAKE_DISCARD  # noqa: E402
 from train.evaluation.evaluate import evaluate  # noqa: E402
 
-KINDS = ("draw", "discard")
+KINDS = ("draw", "discard", "first_draw", "later_draw")
+DRAW_WORDS = {DRAW_STOCK: "stock", TAKE_DISCARD: "take", PASS: "pass"}
 
 
 def is_draw(mask: np.ndarray) -> bool:
@@ -41,6 +47,25 @@ def is_draw(mask: np.ndarray) -> bool:
     (True, False)
     """
     return bool(np.asarray(mask)[:DISCARD_BASE].any())
+
+
+def kind_of(mask: np.ndarray) -> str:
+    """The decision's narrowest kind: ``first_draw`` (passing the first face-up card is legal),
+    ``later_draw`` or ``discard``.
+
+    >>> mask = np.zeros(108, dtype=np.int8); mask[[1, 2]] = 1
+    >>> kind_of(mask), kind_of(np.roll(mask, -1)), kind_of(np.roll(mask, DISCARD_BASE))
+    ('first_draw', 'later_draw', 'discard')
+    """
+    if not is_draw(mask):
+        return "discard"
+    return "first_draw" if np.asarray(mask)[PASS] else "later_draw"
+
+
+def covers(kind: str, mask: np.ndarray) -> bool:
+    """Whether a decision with this mask is of ``kind`` (``draw`` covers both kinds of draw)."""
+    narrow = kind_of(mask)
+    return narrow == kind or (kind == "draw" and narrow != "discard")
 
 
 class SwappedAgent:
@@ -54,7 +79,7 @@ class SwappedAgent:
 
     def act(self, observation: Observation) -> int:
         """The helper's action at a decision of the swapped kind, else the agent's."""
-        helped = is_draw(observation["action_mask"]) == (self.kind == "draw")
+        helped = covers(self.kind, observation["action_mask"])
         return (self.helper if helped else self.agent).act(observation)
 
     def reset(self) -> None:
@@ -69,13 +94,43 @@ def swapped_spec(agent: str, helper: str, kind: str) -> str:
     return name
 
 
-def score(agent: str, opponent: str, helper: str, games: int, seed: int, ruleset: str) -> dict[str, dict]:
-    """The four results (``as_is``, ``helper_draws``, ``helper_discards``, ``helper``) of games to 100
-    against ``opponent``, all on the deals of ``seed`` (one process: the swapped agents are registered here)."""
-    line_ups = {"as_is": agent, "helper_draws": swapped_spec(agent, helper, "draw"),
-                "helper_discards": swapped_spec(agent, helper, "discard"), "helper": helper}
+def score(agent: str, opponent: str, helper: str, games: int, seed: int, ruleset: str,
+          kinds: Sequence[str] = ("draw", "discard")) -> dict[str, dict]:
+    """The results of games to 100 against ``opponent``, all on the deals of ``seed``: ``as_is``, then
+    ``helper_<kind>s`` for each of ``kinds``, then ``helper`` (one process: the swapped agents are registered here)."""
+    line_ups = {"as_is": agent} | {f"helper_{kind}s": swapped_spec(agent, helper, kind) for kind in kinds}
+    line_ups["helper"] = helper
     return {label: evaluate(spec, opponent, games, ruleset=ruleset, seed=seed, workers=1, progress=True).results_dict()
             for label, spec in line_ups.items()}
+
+
+class DrawRecorder:
+    """``agent`` as it is, counting at each of its draws its choice beside ``helper``'s."""
+
+    def __init__(self, agent: Any, helper: Any, counts: Counter) -> None:
+        self.agent, self.helper, self.counts = agent, helper, counts
+        self.name = agent.name
+
+    def act(self, observation: Observation) -> int:
+        """The agent's action; at a draw, also count (kind, agent's choice, helper's choice)."""
+        action = self.agent.act(observation)
+        mask = observation["action_mask"]
+        if is_draw(mask):
+            self.counts[(kind_of(mask), DRAW_WORDS[action], DRAW_WORDS[self.helper.act(observation)])] += 1
+        return action
+
+    def reset(self) -> None:
+        self.agent.reset()
+        self.helper.reset()
+
+
+def draw_choices(agent: str, opponent: str, helper: str, games: int, seed: int, ruleset: str) -> dict[str, int]:
+    """How the agent's draws in its games against ``opponent`` (as it is, deals of ``seed``) split by kind,
+    its choice and ``helper``'s choice, as ``{"first_draw take/pass": count, ...}`` (agent's word first)."""
+    counts: Counter = Counter()
+    register("draw_recorder", lambda seed=None: DrawRecorder(make_agent(agent, seed), make_agent(helper, seed), counts))
+    evaluate("draw_recorder", opponent, games, ruleset=ruleset, seed=seed, workers=1, progress=True)
+    return {f"{kind} {mine}/{theirs}": n for (kind, mine, theirs), n in sorted(counts.items())}
 
 
 def table(results: dict[str, dict]) -> str:
@@ -87,6 +142,14 @@ def table(results: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
+def choices_table(counts: dict[str, int], helper: str) -> str:
+    """One line per (kind, agent's choice / helper's choice) with its share of the agent's draws."""
+    total = sum(counts.values())
+    lines = [f"{'draw (agent/' + helper + ')':<28} {'count':>7} {'share':>7}"]
+    lines += [f"{key:<28} {n:>7} {n / total:>7.1%}" for key, n in counts.items()]
+    return "\n".join(lines)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("agent", help="the player examined (an agent spec, e.g. selfplay)")
@@ -95,14 +158,22 @@ def main(argv: Optional[Sequence[str]] = None) -> str:
     parser.add_argument("--games", type=int, default=400, help="games to 100 per way")
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed (the same deals for every way)")
     parser.add_argument("--ruleset", default="pagat")
-    parser.add_argument("--json", type=Path, help="also write the four results here")
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=["draw", "discard"],
+                        help="the kinds of decision swapped, one way each (default: draw discard)")
+    parser.add_argument("--draw-choices", action="store_true",
+                        help="also count the agent's draw choices beside the helper's (games as it is)")
+    parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
-    results = score(args.agent, args.opponent, args.helper, args.games, args.seed, args.ruleset)
+    results = score(args.agent, args.opponent, args.helper, args.games, args.seed, args.ruleset, args.kinds)
     text = table(results)
+    report: dict[str, Any] = {"settings": vars(args) | {"json": str(args.json)}, "results": results}
+    if args.draw_choices:
+        report["draw_choices"] = draw_choices(args.agent, args.opponent, args.helper, args.games, args.seed,
+                                              args.ruleset)
+        text += "\n\n" + choices_table(report["draw_choices"], args.helper)
     print(text)
     if args.json:
-        args.json.write_text(json.dumps({"settings": vars(args) | {"json": str(args.json)}, "results": results},
-                                        indent=1))
+        args.json.write_text(json.dumps(report, indent=1))
     return text
 
 

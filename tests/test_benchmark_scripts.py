@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import ginenv
@@ -19,7 +20,7 @@ def _script(name: str):
     return module
 
 
-@pytest.mark.parametrize("kind", ["draw", "discard"])
+@pytest.mark.parametrize("kind", ["draw", "discard", "first_draw", "later_draw"])
 def test_a_swapped_agent_makes_each_kind_of_decision_with_its_owner(kind):
     swap = _script("decision_swap")
     agent, helper = make_agent("random", seed=3), make_agent("greedy")
@@ -33,7 +34,7 @@ def test_a_swapped_agent_makes_each_kind_of_decision_with_its_owner(kind):
             env.step(None)
             continue
         if name == "player_0":
-            helped = swap.is_draw(obs["action_mask"]) == (kind == "draw")
+            helped = swap.covers(kind, obs["action_mask"])
             expected = (helper if helped else agent).act(obs)
             assert mixed.act(obs) == expected
             owners.add(helped)
@@ -52,3 +53,30 @@ def test_the_swap_table_scores_the_helper_level_with_itself():
     results = _script("decision_swap").score("random", "greedy", "greedy", games=4, seed=1, ruleset="pagat")
     assert list(results) == ["as_is", "helper_draws", "helper_discards", "helper"]
     assert results["helper"]["win_rate_a"] == 0.5 and results["as_is"]["win_rate_a"] < 0.5
+
+
+def test_decision_kinds_split_the_draws_on_whether_passing_is_legal():
+    swap = _script("decision_swap")
+    first, later, discard = (np.zeros(108, dtype=np.int8) for _ in range(3))
+    first[[1, 2]] = later[[0, 1]] = discard[[10, 20]] = 1
+    assert [swap.kind_of(m) for m in (first, later, discard)] == ["first_draw", "later_draw", "discard"]
+    assert [swap.covers("draw", m) for m in (first, later, discard)] == [True, True, False]
+    assert [swap.covers("first_draw", m) for m in (first, later, discard)] == [True, False, False]
+
+
+def test_the_split_swap_table_has_one_way_per_kind():
+    results = _script("decision_swap").score("random", "greedy", "greedy", games=2, seed=1, ruleset="pagat",
+                                             kinds=["first_draw", "later_draw"])
+    assert list(results) == ["as_is", "helper_first_draws", "helper_later_draws", "helper"]
+
+
+def test_draw_choices_count_every_draw_of_the_agent_beside_the_helpers_choice():
+    swap = _script("decision_swap")
+    counts = swap.draw_choices("greedy", "simple", "greedy", games=2, seed=3, ruleset="pagat")
+    assert sum(counts.values()) > 0
+    for key in counts:  # an agent asked twice on one observation chooses the same
+        kind, choices = key.split()
+        mine, theirs = choices.split("/")
+        assert kind in ("first_draw", "later_draw") and mine == theirs
+    passes = sum(n for key, n in counts.items() if "pass" in key)
+    assert passes == sum(n for key, n in counts.items() if key.startswith("first_draw pass"))
