@@ -69,7 +69,7 @@ def covers(kind: str, mask: np.ndarray) -> bool:
 
 
 class SwappedAgent:
-    """``agent`` with its decisions of one ``kind`` (``"draw"`` or ``"discard"``) made by ``helper``."""
+    """``agent`` with its decisions of one ``kind`` (one of :data:`KINDS`, see :func:`covers`) made by ``helper``."""
 
     def __init__(self, agent: Any, helper: Any, kind: str) -> None:
         if kind not in KINDS:
@@ -114,9 +114,9 @@ class DrawRecorder:
     def act(self, observation: Observation) -> int:
         """The agent's action; at a draw, also count (kind, agent's choice, helper's choice)."""
         action = self.agent.act(observation)
-        mask = observation["action_mask"]
-        if is_draw(mask):
-            self.counts[(kind_of(mask), DRAW_WORDS[action], DRAW_WORDS[self.helper.act(observation)])] += 1
+        kind = kind_of(observation["action_mask"])
+        if kind != "discard":
+            self.counts[(kind, DRAW_WORDS[action], DRAW_WORDS[self.helper.act(observation)])] += 1
         return action
 
     def reset(self) -> None:
