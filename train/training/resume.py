@@ -40,6 +40,7 @@ SAFE_ON_RESUME = {
     "ppo.total_steps": "where the run ends (with anneal_lr the learning rate decays to 0 at the new total)",
     "ppo.ent_coef": "the entropy bonus of the updates from then on (e.g. a lower one to finish a run)",
     "ppo.ent_final": "where the entropy bonus ends (it goes linearly there from ent_coef over total_steps)",
+    "ppo.gae_lambda": "GAE's lambda for the rollouts to come (lower: the advantages lean more on the critic)",
     "eval.every": "how often the policy is evaluated",
     "eval.games": "games per evaluation",
     "eval.opponents": "who the evaluations play",
