@@ -10,7 +10,10 @@ the helper's own, that kind of decision holds the agent back::
 
 ``--kinds`` splits the draws further: ``first_draw`` is the decision on the first face-up card of a
 hand (where passing is legal), ``later_draw`` every other draw.  ``--draw-choices`` also counts, at
-the agent's own draws in its games as it is, what it chose against what the helper would have chosen.
+the agent's own draws in its games as it is, what it chose against what the helper would have chosen,
+and at the later draws where the helper takes the face-up card, how often the agent takes it too by
+how much taking lowers the least deadwood (``now - after``, the ``deadwood_now`` and ``deadwood_taking``
+inputs of :mod:`agents.neural.features`).
 
 It prints one row per way (win rate of games to 100 with its interval, points per hand) and
 ``--json`` also writes the results.  Every decision of the mixed player is made from the
@@ -31,12 +34,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_agent  # noqa: E402
 from agents.base import Observation  # noqa: E402
+from agents.neural.features import hand_features  # noqa: E402
 from agents.registry import register  # noqa: E402
 from ginenv.game.actions import DISCARD_BASE, DRAW_STOCK, PASS, TAKE_DISCARD  # noqa: E402
 from train.evaluation.evaluate import evaluate  # noqa: E402
 
 KINDS = ("draw", "discard", "first_draw", "later_draw")
 DRAW_WORDS = {DRAW_STOCK: "stock", TAKE_DISCARD: "take", PASS: "pass"}
+GAIN_BUCKETS = ((-100, 0), (1, 3), (4, 6), (7, 10), (11, 20), (21, 100))
+"""Ranges (inclusive) of the deadwood points that taking the face-up card saves, as counted by ``--draw-choices``."""
 
 
 def is_draw(mask: np.ndarray) -> bool:
@@ -104,19 +110,47 @@ def score(agent: str, opponent: str, helper: str, games: int, seed: int, ruleset
             for label, spec in line_ups.items()}
 
 
-class DrawRecorder:
-    """``agent`` as it is, counting at each of its draws its choice beside ``helper``'s."""
+def deadwood_gain(observation: np.ndarray) -> int:
+    """Points of least deadwood that taking the face-up card saves (0 when it does not help), from a
+    10-card hand's observation vector.
 
-    def __init__(self, agent: Any, helper: Any, counts: Counter) -> None:
-        self.agent, self.helper, self.counts = agent, helper, counts
+    >>> import ginenv
+    >>> env = ginenv.env(); env.reset(seed=0)
+    >>> deadwood_gain(env.observe("player_1")["observation"]) >= 0
+    True
+    """
+    now, after = hand_features(np.asarray(observation)[None])[1][0]
+    return round(float(now - after) * 100)
+
+
+def gain_bucket(gain: int) -> str:
+    """The :data:`GAIN_BUCKETS` range holding ``gain``, as text.
+
+    >>> gain_bucket(0), gain_bucket(5), gain_bucket(33)
+    ('-100..0', '4..6', '21..100')
+    """
+    low, high = next(bucket for bucket in GAIN_BUCKETS if bucket[0] <= gain <= bucket[1])
+    return f"{low}..{high}"
+
+
+class DrawRecorder:
+    """``agent`` as it is, counting at each of its draws its choice beside ``helper``'s, and at the later
+    draws where ``helper`` takes, the agent's choice by :func:`gain_bucket`."""
+
+    def __init__(self, agent: Any, helper: Any, counts: Counter, gains: Counter) -> None:
+        self.agent, self.helper, self.counts, self.gains = agent, helper, counts, gains
         self.name = agent.name
 
     def act(self, observation: Observation) -> int:
-        """The agent's action; at a draw, also count (kind, agent's choice, helper's choice)."""
+        """The agent's action; at a draw, also count (kind, agent's choice, helper's choice) and, at a later
+        draw where the helper takes, (deadwood gain's bucket, agent's choice)."""
         action = self.agent.act(observation)
         kind = kind_of(observation["action_mask"])
         if kind != "discard":
-            self.counts[(kind, DRAW_WORDS[action], DRAW_WORDS[self.helper.act(observation)])] += 1
+            mine, theirs = DRAW_WORDS[action], DRAW_WORDS[self.helper.act(observation)]
+            self.counts[(kind, mine, theirs)] += 1
+            if kind == "later_draw" and theirs == "take":
+                self.gains[(gain_bucket(deadwood_gain(observation["observation"])), mine)] += 1
         return action
 
     def reset(self) -> None:
@@ -124,13 +158,20 @@ class DrawRecorder:
         self.helper.reset()
 
 
-def draw_choices(agent: str, opponent: str, helper: str, games: int, seed: int, ruleset: str) -> dict[str, int]:
+def draw_choices(agent: str, opponent: str, helper: str, games: int, seed: int,
+                 ruleset: str) -> tuple[dict[str, int], dict[str, int]]:
     """How the agent's draws in its games against ``opponent`` (as it is, deals of ``seed``) split by kind,
-    its choice and ``helper``'s choice, as ``{"first_draw take/pass": count, ...}`` (agent's word first)."""
+    its choice and ``helper``'s choice, as ``{"first_draw take/pass": count, ...}`` (agent's word first); and
+    its choices at the later draws where ``helper`` takes, by deadwood gain, as ``{"4..6 stock": count, ...}``."""
     counts: Counter = Counter()
-    register("draw_recorder", lambda seed=None: DrawRecorder(make_agent(agent, seed), make_agent(helper, seed), counts))
+    gains: Counter = Counter()
+    register("draw_recorder", lambda seed=None: DrawRecorder(make_agent(agent, seed), make_agent(helper, seed),
+                                                             counts, gains))
     evaluate("draw_recorder", opponent, games, ruleset=ruleset, seed=seed, workers=1, progress=True)
-    return {f"{kind} {mine}/{theirs}": n for (kind, mine, theirs), n in sorted(counts.items())}
+    order = [f"{low}..{high}" for low, high in GAIN_BUCKETS]
+    return ({f"{kind} {mine}/{theirs}": n for (kind, mine, theirs), n in sorted(counts.items())},
+            {f"{bucket} {mine}": n for (bucket, mine), n in sorted(gains.items(), key=lambda item: (
+                order.index(item[0][0]), item[0][1]))})
 
 
 def table(results: dict[str, dict]) -> str:
@@ -147,6 +188,16 @@ def choices_table(counts: dict[str, int], helper: str) -> str:
     total = sum(counts.values())
     lines = [f"{'draw (agent/' + helper + ')':<28} {'count':>7} {'share':>7}"]
     lines += [f"{key:<28} {n:>7} {n / total:>7.1%}" for key, n in counts.items()]
+    return "\n".join(lines)
+
+
+def gains_table(gains: dict[str, int], helper: str) -> str:
+    """One line per deadwood-gain bucket of the later draws where ``helper`` takes: how often the agent takes too."""
+    buckets = dict.fromkeys(key.split()[0] for key in gains)
+    lines = [f"later draws where {helper} takes, by deadwood saved: the agent takes"]
+    for bucket in buckets:
+        took, total = gains.get(f"{bucket} take", 0), sum(n for key, n in gains.items() if key.split()[0] == bucket)
+        lines.append(f"  {bucket:>8} points: {took:>6} of {total:>6} ({took / total:.0%})")
     return "\n".join(lines)
 
 
@@ -168,9 +219,10 @@ def main(argv: Optional[Sequence[str]] = None) -> str:
     text = table(results)
     report: dict[str, Any] = {"settings": vars(args) | {"json": str(args.json)}, "results": results}
     if args.draw_choices:
-        report["draw_choices"] = draw_choices(args.agent, args.opponent, args.helper, args.games, args.seed,
-                                              args.ruleset)
+        report["draw_choices"], report["take_by_gain"] = draw_choices(args.agent, args.opponent, args.helper,
+                                                                      args.games, args.seed, args.ruleset)
         text += "\n\n" + choices_table(report["draw_choices"], args.helper)
+        text += "\n\n" + gains_table(report["take_by_gain"], args.helper)
     print(text)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

@@ -72,8 +72,11 @@ def test_the_split_swap_table_has_one_way_per_kind():
 
 def test_draw_choices_count_every_draw_of_the_agent_beside_the_helpers_choice():
     swap = _script("decision_swap")
-    counts = swap.draw_choices("greedy", "simple", "greedy", games=2, seed=3, ruleset="pagat")
+    counts, gains = swap.draw_choices("greedy", "simple", "greedy", games=2, seed=3, ruleset="pagat")
     assert sum(counts.values()) > 0
+    assert sum(gains.values()) == counts.get("later_draw take/take", 0) > 0  # greedy agrees with itself
+    assert all(int(key.split()[0].split("..")[1]) > 0 for key in gains)  # greedy takes only to save deadwood
+    assert "later draws where greedy takes" in swap.gains_table(gains, "greedy")
     for key in counts:  # an agent asked twice on one observation chooses the same
         kind, choices = key.split()
         mine, theirs = choices.split("/")
