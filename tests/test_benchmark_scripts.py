@@ -83,3 +83,23 @@ def test_draw_choices_count_every_draw_of_the_agent_beside_the_helpers_choice():
         assert kind in ("first_draw", "later_draw") and mine == theirs
     passes = sum(n for key, n in counts.items() if "pass" in key)
     assert passes == sum(n for key, n in counts.items() if key.startswith("first_draw pass"))
+
+
+def test_draw_advantages_reads_a_runs_next_rollouts_by_kind_and_repeats_them(tmp_path):
+    """The report partitions every collected decision into the three kinds, counts greedy's takes among the
+    later draws only, and the same run gives the same figures (the checkpoint's generators drive the games)."""
+    from train.training.config import load_config
+    from train.training.ppo import train
+
+    cfg = load_config(None, ["env.num_envs=8", "ppo.rollout_steps=16", "ppo.total_steps=400", "policy.hidden=16",
+                             "policy.card_dim=4", "league.opponents={self: 1}", "checkpoint_every=1", "eval.every=0"])
+    run = train(cfg, out=tmp_path, progress_bar=False)
+    script = _script("draw_advantages")
+    first = script.report(*script.collect(run, rollouts=3))
+    kinds = first["by_kind"]
+    assert sum(row["decisions"] for row in kinds.values()) == first["decisions"] > 0
+    takes = first["greedy_takes"]
+    assert takes["decisions"] <= kinds["later_draw"]["decisions"]
+    assert takes["sampled_take"] + takes["sampled_stock"] == takes["decisions"]
+    assert script.report(*script.collect(run, rollouts=3)) == first
+    assert "decisions" in script.text(first)
