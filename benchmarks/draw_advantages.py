@@ -10,7 +10,10 @@ card, how often the policy's most likely choice agrees, how sure the policy is, 
 advantage of the choices it sampled (take or stock)::
 
     python benchmarks/draw_advantages.py models/selfplay/v3/run --rollouts 4
+    python benchmarks/draw_advantages.py models/selfplay/v3/run --rollouts 4 --gae-lambda 0.8
 
+``--gae-lambda`` computes the advantages of the same games with another lambda (what a resume with
+``--set ppo.gae_lambda=...`` would train on).
 The same command gives the same numbers (the checkpoint's generators drive the games).
 """
 from __future__ import annotations
@@ -38,10 +41,11 @@ from train.training.ppo import Trainer  # noqa: E402
 _BITS = np.left_shift(np.int64(1), np.arange(52, dtype=np.int64))
 
 
-def collect(run: Path, rollouts: int) -> tuple[Batch, np.ndarray]:
-    """``rollouts`` rollouts of ``run``'s next iterations (its newest full checkpoint) and the policy's
-    probability of taking the face-up card at each row of them."""
-    cfg = load_config(run / "config.yaml")
+def collect(run: Path, rollouts: int, gae_lambda: Optional[float] = None) -> tuple[Batch, np.ndarray]:
+    """``rollouts`` rollouts of ``run``'s next iterations (its newest full checkpoint; advantages with
+    ``gae_lambda`` instead of the run's own when given) and the policy's probability of taking the
+    face-up card at each row of them."""
+    cfg = load_config(run / "config.yaml", [] if gae_lambda is None else [f"ppo.gae_lambda={gae_lambda}"])
     trainer = Trainer(cfg, run)
     saved = checkpoint.latest_full(run / "checkpoints")
     if saved is None:
@@ -118,16 +122,17 @@ def main(argv: Optional[Sequence[str]] = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", type=Path, help="a run folder with a full checkpoint (e.g. models/selfplay/v3/run)")
     parser.add_argument("--rollouts", type=int, default=4, help="rollouts to collect (each: num_envs x rollout_steps)")
+    parser.add_argument("--gae-lambda", type=float, help="GAE's lambda for the advantages (default: the run's)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     if args.rollouts < 1:
         parser.error("--rollouts must be at least 1")
-    figures = report(*collect(args.run, args.rollouts))
+    figures = report(*collect(args.run, args.rollouts, args.gae_lambda))
     out = text(figures)
     print(out)
     if args.json:
-        args.json.write_text(json.dumps({"settings": {"run": str(args.run), "rollouts": args.rollouts}, **figures},
-                                        indent=1))
+        settings = {"run": str(args.run), "rollouts": args.rollouts, "gae_lambda": args.gae_lambda}
+        args.json.write_text(json.dumps({"settings": settings, **figures}, indent=1))
     return out
 
 

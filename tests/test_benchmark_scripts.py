@@ -102,4 +102,7 @@ def test_draw_advantages_reads_a_runs_next_rollouts_by_kind_and_repeats_them(tmp
     assert takes["decisions"] <= kinds["later_draw"]["decisions"]
     assert takes["sampled_take"] + takes["sampled_stock"] == takes["decisions"]
     assert script.report(*script.collect(run, rollouts=3)) == first
+    other = script.report(*script.collect(run, rollouts=3, gae_lambda=0.5))  # the same games, other advantages
+    assert other["by_kind"]["discard"]["decisions"] == kinds["discard"]["decisions"]
+    assert other["by_kind"]["discard"]["std"] != kinds["discard"]["std"]
     assert "decisions" in script.text(first)
