@@ -85,11 +85,11 @@ def greedy_would_take(features: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def report(batch: Batch, p_take: np.ndarray) -> dict[str, Any]:
     """The figures the script prints (see the module's docstring)."""
-    advantages = batch.advantages
+    advantages, selections = batch.advantages, kinds(batch.masks)
     by_kind = {kind: {"decisions": int(rows.sum()), "mean": float(advantages[rows].mean()) if rows.any() else None,
                       "std": float(advantages[rows].std()) if rows.any() else None}
-               for kind, rows in kinds(batch.masks).items()}
-    rows = greedy_would_take(batch.features, kinds(batch.masks)["later_draw"])
+               for kind, rows in selections.items()}
+    rows = greedy_would_take(batch.features, selections["later_draw"])
     took = rows & (batch.actions == TAKE_DISCARD)
     stocked = rows & (batch.actions == DRAW_STOCK)
     return {"decisions": len(batch), "by_kind": by_kind, "greedy_takes": {
