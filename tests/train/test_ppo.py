@@ -40,9 +40,25 @@ def _tiny(*extra: str):
     return load_config(None, [*TINY, *extra])
 
 
+def _net(cfg) -> PolicyNet:
+    """A fresh network of ``cfg.policy`` drawn from seed 0, whatever tests ran before."""
+    torch.manual_seed(0)
+    return PolicyNet(cfg.policy)
+
+
 def _collector(opponents: str) -> Collector:
     cfg = _tiny(f"league.opponents={opponents}", "env.num_envs=3")
-    return Collector(cfg, PolicyNet(cfg.policy), League(cfg.league, seed=0, architecture=cfg.policy))
+    return Collector(cfg, _net(cfg), League(cfg.league, seed=0, architecture=cfg.policy))
+
+
+def _selfplay(*extra: str) -> tuple[PolicyNet, Batch]:
+    """A fresh network (seed 0) and 200 steps of 64 self-play games under ``_tiny(*extra)``: about 25
+    decisions where the learner may knock."""
+    cfg = _tiny("league.opponents={self: 1}", "env.num_envs=64", *extra)
+    net = _net(cfg)
+    batch, _ = Collector(cfg, net, League(cfg.league, seed=0, architecture=cfg.policy)).collect(
+        200, torch.Generator().manual_seed(0))
+    return net, batch
 
 
 def test_a_seats_reward_goes_to_its_last_decision_even_when_the_other_seat_ended_the_hand():
@@ -91,19 +107,14 @@ def test_forbid_knocks_takes_out_only_knocks_and_leaves_a_legal_action(rows, cha
 def test_forbid_knock_keeps_the_learner_from_knocking_in_its_recorded_decisions():
     counts = []
     for chance in (0.0, 0.99):
-        cfg = _tiny("league.opponents={self: 1}", "env.num_envs=64", f"ppo.forbid_knock={chance}")
-        collector = Collector(cfg, PolicyNet(cfg.policy), League(cfg.league, seed=0, architecture=cfg.policy))
-        batch, _ = collector.collect(100, torch.Generator().manual_seed(0))
+        _, batch = _selfplay(f"ppo.forbid_knock={chance}")
         assert batch.masks[np.arange(len(batch)), batch.actions].all()  # the action is legal under the mask kept
         counts.append(int(batch.masks[:, KNOCK_BASE:BIG_GIN].any(axis=1).sum()))
     assert counts[0] >= 10 and counts[1] <= counts[0] // 5
 
 
 def test_forbid_as_choice_records_forced_holds_under_the_full_mask_and_its_log_probabilities():
-    cfg = _tiny("league.opponents={self: 1}", "env.num_envs=64", "ppo.forbid_knock=0.99", "ppo.forbid_as_choice=true")
-    net = PolicyNet(cfg.policy)
-    collector = Collector(cfg, net, League(cfg.league, seed=0, architecture=cfg.policy))
-    batch, _ = collector.collect(100, torch.Generator().manual_seed(0))
+    net, batch = _selfplay("ppo.forbid_knock=0.99", "ppo.forbid_as_choice=true")
     may_knock = batch.masks[:, KNOCK_BASE:BIG_GIN].any(axis=1)
     knocked = (batch.actions >= KNOCK_BASE) & (batch.actions < BIG_GIN)
     assert may_knock.sum() >= 10 and knocked.sum() <= may_knock.sum() // 5  # knocks stay in the mask, seldom played
@@ -121,8 +132,7 @@ def test_forbid_as_choice_needs_forbid_knock():
 
 def _sure_knocker(cfg) -> PolicyNet:
     """A fresh card network (seed 0) whose knock logit of every card is far above its discard's."""
-    torch.manual_seed(0)
-    net = PolicyNet(cfg.policy)
+    net = _net(cfg)
     with torch.no_grad():
         net.card_out.bias[:] = torch.tensor([0.0, 5.0])
     return net
@@ -138,9 +148,8 @@ def test_forbid_as_choice_lets_a_rewarded_hold_move_a_sure_knocker_towards_holdi
     """Forced holds with a positive advantage: recorded as a choice among all legal actions they pull a
     sure knocker back towards holding on (one update's move is bounded by PPO's clip: each forced hold's
     probability rises by at most a fifth); recorded under the reduced mask they barely can."""
-    cfg = _tiny("league.opponents={self: 1}", "env.num_envs=64", "ppo.forbid_knock=0.99", "ppo.forbid_as_choice=true")
-    collector = Collector(cfg, PolicyNet(cfg.policy), League(cfg.league, seed=0, architecture=cfg.policy))
-    batch, _ = collector.collect(100, torch.Generator().manual_seed(0))
+    cfg = _tiny("ppo.forbid_knock=0.99", "ppo.forbid_as_choice=true")
+    _, batch = _selfplay("ppo.forbid_knock=0.99", "ppo.forbid_as_choice=true")
     held = batch.masks[:, KNOCK_BASE:BIG_GIN].any(axis=1) & ((batch.actions < KNOCK_BASE) | (batch.actions >= BIG_GIN))
     batch = Batch(*(getattr(batch, name)[held] for name in Batch.__dataclass_fields__))
     batch.advantages[:] = 1.0
@@ -166,18 +175,15 @@ def test_forbid_as_choice_lets_a_rewarded_hold_move_a_sure_knocker_towards_holdi
 def test_knock_entropy_bonus_pulls_a_sure_knocker_back_towards_holding():
     """A policy that puts over 90% on knocking wherever it may knock, with no advantage to follow, moves
     clearly more probability back to holding on with ``ppo.knock_ent_coef`` than without it."""
-    cfg = _tiny("league.opponents={self: 1}", "env.num_envs=64")
-    collector = Collector(cfg, PolicyNet(cfg.policy), League(cfg.league, seed=0, architecture=cfg.policy))
-    batch, _ = collector.collect(100, torch.Generator().manual_seed(0))
+    cfg = _tiny()
+    _, batch = _selfplay()
     knocks = batch.masks[:, KNOCK_BASE:BIG_GIN].any(axis=1)
     batch = Batch(*(getattr(batch, name)[knocks] for name in Batch.__dataclass_fields__))
     batch.advantages[:] = 0.0
     knock_share = {}
     for coef in (0.0, 1.0):
-        torch.manual_seed(0)
-        net = PolicyNet(cfg.policy)
+        net = _sure_knocker(cfg)
         with torch.no_grad():
-            net.card_out.bias[:] = torch.tensor([0.0, 5.0])  # the knock logit of every card far above its discard's
             features, masks = torch.from_numpy(batch.features), torch.from_numpy(batch.masks)
             start = MaskedCategorical(net.head(features, masks)[0], masks)
             batch.logprobs = start.log_prob(torch.from_numpy(batch.actions)).numpy()
