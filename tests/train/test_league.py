@@ -10,18 +10,43 @@ from hypothesis import strategies as st
 
 from agents.neural.policy import Architecture, PolicyNet
 from train.training.config import LeagueConfig
-from train.training.league import SNAPSHOT, League
+from train.training.league import SNAPSHOT, League, leaving
 
 SMALL = Architecture(hidden=8, card_dim=2)
 
 
-def _league(pfsp: float, snapshots: int, max_snapshots: int = 10) -> League:
-    league = League(LeagueConfig(opponents={"snapshot": 1}, pfsp=pfsp, max_snapshots=max_snapshots), seed=3,
-                    architecture=SMALL)
+def _league(pfsp: float, snapshots: int, max_snapshots: int = 10, history: int = 0) -> League:
+    league = League(LeagueConfig(opponents={"snapshot": 1}, pfsp=pfsp, max_snapshots=max_snapshots, history=history),
+                    seed=3, architecture=SMALL)
     for k in range(snapshots):
         torch.manual_seed(k)
-        league.add_snapshot(PolicyNet(SMALL).state_dict())
+        league.add_snapshot(PolicyNet(SMALL).state_dict(), update=10 * (k + 1))
     return league
+
+
+def _thinned(count: int, recent: int, history: int) -> list[int]:
+    """The updates kept of ``count`` snapshots taken every update, a pool of ``recent + history``."""
+    kept: list[int] = []
+    for update in range(1, count + 1):
+        kept.append(update)
+        if len(kept) > recent + history:
+            kept.pop(leaving(kept, history))
+    return kept
+
+
+@given(st.integers(1, 300), st.integers(1, 8))
+def test_league_history_zero_keeps_only_the_most_recent_snapshots(count, recent):
+    assert _thinned(count, recent, 0) == list(range(max(1, count - recent + 1), count + 1))
+
+
+@given(st.integers(1, 300), st.integers(1, 8), st.integers(1, 10))
+def test_league_history_keeps_the_recent_window_and_older_snapshots_spread_over_the_run(count, recent, history):
+    kept = _thinned(count, recent, history)
+    assert len(kept) == min(count, recent + history) and kept == sorted(kept)
+    assert kept[-recent:] == list(range(max(1, count - recent + 1), count + 1))  # the recent window is whole
+    if count > recent + history:  # full: no gap from the run's start to the recent window is twice the mean
+        spread = np.diff([0, *kept[:history + 1]])
+        assert spread.max() < 2 * spread.mean()
 
 
 @given(st.lists(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=20), min_size=2, max_size=6),
@@ -67,3 +92,15 @@ def test_snapshot_results_follow_their_snapshot_out_of_the_pool_and_through_a_ch
     assert [list(r) for r in restored.snapshot_results] == [[0.0], []]
     assert np.array_equal(restored.snapshot_probabilities(), league.snapshot_probabilities())
     assert Counter(restored.draw(100)[2].tolist()) == Counter(league.draw(100)[2].tolist())
+
+
+def test_league_history_survives_a_checkpoint_and_thins_alike_after_it():
+    league = _league(1.0, 9, max_snapshots=2, history=3)
+    assert league.snapshot_updates == [20, 40, 60, 80, 90]
+    restored = _league(1.0, 0, max_snapshots=2, history=3)
+    restored.load_state(league.state())
+    for pool in (league, restored):
+        torch.manual_seed(99)
+        pool.add_snapshot(PolicyNet(SMALL).state_dict(), update=100)
+    assert restored.snapshot_updates == league.snapshot_updates == [20, 40, 60, 90, 100]
+    assert all(torch.equal(a["card_out.bias"], b["card_out.bias"]) for a, b in zip(league.snapshots, restored.snapshots))

@@ -178,7 +178,11 @@ class LeagueConfig:
     snapshot_every: int = 10
     """Updates between frozen snapshots of the learner added to the pool."""
     max_snapshots: int = 10
-    """Snapshots kept (the oldest leaves first)."""
+    """The most recent snapshots kept (with ``history: 0`` the oldest leaves first)."""
+    history: int = 0
+    """Older snapshots kept besides the ``max_snapshots`` most recent, spread over the whole run: a
+    snapshot that leaves the recent window joins them, and when they are one too many the one whose
+    neighbours are closest in updates leaves (so they thin out evenly as the run goes on). 0: none."""
     prioritise: float = 0.0
     """0: sample by the weights; p > 0: multiply each weight by ``(1 - win rate + 0.05) ** p`` (recent
     episodes), favouring the opponents the learner beats least (one it nearly always beats all but vanishes)."""
@@ -535,6 +539,7 @@ CHECKS: dict[str, Any] = {
     "ppo.target_kl": _optional(_number(0, 100, open_low=True)), "ppo.forbid_knock": _number(0, 0.99),
     "ppo.forbid_as_choice": _flag, "ppo.knock_ent_coef": _number(0, 10),
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
+    "league.history": _int(0, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
     "critic.kind": _choice("policy", "privileged"), "critic.hidden": _int(1, 4096), "critic.layers": _int(1, 16),
     "critic.deadwoods": _flag, "critic.belief": _number(0, 100), "shaping.deadwood": _number(0, 100),

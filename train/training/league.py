@@ -42,6 +42,8 @@ class League:
         self.snapshot_nets: list[PolicyNet] = []
         self.snapshot_results: list[deque] = []
         """The learner's recent scores against each snapshot (for ``pfsp``)."""
+        self.snapshot_updates: list[int] = []
+        """The update after which each snapshot was taken (-1: unknown, from a run made before this was kept)."""
         self.results: dict[str, deque] = {name: deque(maxlen=RECENT) for name in self.names}
         self.rng = np.random.default_rng(derive_seed(seed, 1))
         self.seed = seed
@@ -96,17 +98,19 @@ class League:
         snapshot = np.where([self.names[o] == SNAPSHOT for o in opponent], picks, -1)
         return opponent, seat, snapshot
 
-    def add_snapshot(self, state: Mapping[str, torch.Tensor]) -> None:
-        """Freeze a copy of the learner's weights into the pool (the oldest leaves when full)."""
+    def add_snapshot(self, state: Mapping[str, torch.Tensor], update: int = -1) -> None:
+        """Freeze a copy of the learner's weights, taken after ``update``, into the pool; when the pool
+        is full one leaves (:func:`leaving`)."""
         net = PolicyNet(self.architecture)
         net.load_state_dict(state)
         self.snapshots.append({k: v.detach().cpu().clone() for k, v in state.items()})  # snapshots play on the CPU
         self.snapshot_nets.append(net.eval())
         self.snapshot_results.append(deque(maxlen=RECENT))
-        if len(self.snapshots) > self.cfg.max_snapshots:
-            self.snapshots.pop(0)
-            self.snapshot_nets.pop(0)
-            self.snapshot_results.pop(0)
+        self.snapshot_updates.append(update)
+        if len(self.snapshots) > self.cfg.max_snapshots + self.cfg.history:
+            gone = leaving(self.snapshot_updates, self.cfg.history)
+            for kept in (self.snapshots, self.snapshot_nets, self.snapshot_results, self.snapshot_updates):
+                kept.pop(gone)
 
     def record(self, opponent: int, score: float, snapshot: int = -1) -> None:
         """The learner's result of an episode against ``names[opponent]`` (1 win, 0.5 draw, 0 loss);
@@ -123,16 +127,38 @@ class League:
     def state(self) -> dict[str, Any]:
         """Plain data for a checkpoint."""
         return {"snapshots": list(self.snapshots), "results": {n: list(r) for n, r in self.results.items()},
-                "snapshot_results": [list(r) for r in self.snapshot_results], "rng": self.rng.bit_generator.state}
+                "snapshot_results": [list(r) for r in self.snapshot_results],
+                "snapshot_updates": list(self.snapshot_updates), "rng": self.rng.bit_generator.state}
 
     def load_state(self, state: Mapping[str, Any]) -> None:
         """Restore :meth:`state` (the same config)."""
-        self.snapshots, self.snapshot_nets = [], []
-        for snapshot in state["snapshots"]:
-            self.add_snapshot(snapshot)
+        self.snapshots, self.snapshot_nets, self.snapshot_results, self.snapshot_updates = [], [], [], []
+        updates = state.get("snapshot_updates", [-1] * len(state["snapshots"]))
+        for snapshot, update in zip(state["snapshots"], updates):
+            self.add_snapshot(snapshot, update)
         for results, saved in zip(self.snapshot_results, state.get("snapshot_results", ())):
             results.extend(saved)
         for name, results in state["results"].items():
             self.results[name] = deque(results, maxlen=RECENT)
         self.rng.bit_generator.state = state["rng"]
 
+
+
+def leaving(updates: list[int], history: int) -> int:
+    """Which snapshot leaves a pool one over full, given the update each was taken after (oldest first).
+
+    The newest ``len(updates) - history - 1`` (the recent window) stay. With ``history: 0`` the oldest
+    leaves; otherwise, of the ``history + 1`` older ones, the one whose neighbours (the start of the run
+    before the first) are closest in updates, the older one on a tie, so that those kept stay spread
+    over the run.
+
+    >>> leaving([25, 50, 75, 100, 125], 0)
+    0
+    >>> leaving([100, 200, 225, 300, 400, 425], 3)   # dropping 225 leaves the smallest gap, 200 -> 300
+    2
+    """
+    if history == 0:
+        return 0
+    before = [0, *updates[:history]]
+    gaps = [updates[i + 1] - before[i] for i in range(history + 1)]
+    return int(np.argmin(gaps))

@@ -263,7 +263,7 @@ class Trainer:
         progress.update += 1
         progress.global_step += len(batch)
         if progress.update % cfg.league.snapshot_every == 0:
-            self.league.add_snapshot(self.net.state_dict())
+            self.league.add_snapshot(self.net.state_dict(), progress.update)
         hands = sum(stats.outcomes.values())
         metrics.update({
             "learning_rate": self.optimizer.param_groups[0]["lr"], "ent_coef": ent_coef, "samples": float(len(batch)),
