@@ -11,6 +11,8 @@ Sub-commands:
 * ``exploit`` — a best response trained against a frozen agent: its win rate over time
   (:mod:`train.training.exploit`).
 * ``curves`` — a run's TensorBoard scalars as ``curves.csv`` and ``curves.png`` (:mod:`train.training.curves`).
+* ``league`` — the opponent pool in a run's newest checkpoint: shares, snapshots, PFSP chances
+  (:meth:`train.training.league.League.pool`).
 * ``play`` — a person against an agent in the terminal (:mod:`train.play.terminal`).
 * ``replay`` — recorded games told step by step (:mod:`train.play.replay`).
 * ``serve`` — a local web page: play an agent, step through a replay file (:mod:`train.play.serve`).
@@ -265,6 +267,15 @@ def _build_parser() -> argparse.ArgumentParser:
                                     "drawn in the PNG too.")
     cu.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by `ginrummy train`")
 
+    lg = sub.add_parser("league", help="the opponent pool in a run's newest checkpoint",
+                        description="Read RUN_DIR/config.yaml and the newest full checkpoint in RUN_DIR/checkpoints "
+                                    "and print the league the run trains against now: each opponent's share of new "
+                                    "episodes and, for every snapshot (oldest first), the update it was taken after, "
+                                    "the learner's recent episodes and mean score against it (1 win, 0.5 draw, 0 "
+                                    "loss) and its chance of being drawn in a snapshot episode (PFSP).")
+    lg.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by `ginrummy train`")
+    lg.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
+
     pl = sub.add_parser("play", help="play against an agent in the terminal",
                         description="Play Gin Rummy in the terminal against an agent. The screen shows your hand "
                                     "in its best melds with the deadwood count, the pile, the stock and what the "
@@ -381,6 +392,38 @@ def _run_curves(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_league(args: argparse.Namespace) -> int:
+    from train.training.checkpoint import latest_full
+    from train.training.config import load_config
+    from train.training.league import League
+
+    run_dir = Path(args.run_dir)
+    if not (run_dir / "config.yaml").is_file():
+        raise ValueError(f"{str(run_dir)!r} is not a run folder (no config.yaml)")
+    if args.json:
+        _check_writable_file(args.json, "--json")
+    cfg = load_config(run_dir / "config.yaml")
+    data = latest_full(run_dir / "checkpoints")
+    if data is None:
+        raise ValueError(f"no full checkpoint in {str(run_dir / 'checkpoints')!r} yet")
+    league = League(cfg.league, cfg.seed, cfg.policy)
+    league.load_state(data["league"], data["update"])
+    report = {"run": str(run_dir), "update": data["update"], "decisions": data["global_step"], **league.pool()}
+    print(f"league of {run_dir} at update {report['update']:,} ({report['decisions']:,} decisions)")
+    print("share of new episodes: " + ", ".join(f"{name} {share:.1%}" for name, share in report["opponents"].items()))
+    print(f"{len(report['snapshots'])} snapshots (league.max_snapshots {cfg.league.max_snapshots}, "
+          f"league.history {cfg.league.history}, league.pfsp {cfg.league.pfsp:g}):")
+    print(f"{'taken after update':>18} {'episodes':>9} {'learner score':>14} {'chance':>8}")
+    for snap in report["snapshots"]:
+        update = "?" if snap["update"] is None else f"{snap['update']:,}"
+        score = "-" if snap["score"] is None else f"{snap['score']:.3f}"
+        print(f"{update:>18} {snap['episodes']:>9} {score:>14} {snap['chance']:>8.1%}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+        print(f"written: {args.json}")
+    return 0
+
+
 def _run_train(args: argparse.Namespace) -> int:
     from train.training.config import field_docs, load_config, to_dict
     from train.training.ppo import train
@@ -471,7 +514,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"  {report['decisions']} decisions, {report['decisions_per_s']:,.0f} decisions/s")
         return 0
     commands = {"eval": _run_eval, "tournament": _run_tournament, "train": _run_train, "exploit": _run_exploit,
-                "belief": _run_belief, "curves": _run_curves, "play": _run_play, "replay": _run_replay,
+                "belief": _run_belief, "curves": _run_curves, "league": _run_league, "play": _run_play, "replay": _run_replay,
                 "serve": _run_serve}
     try:
         return commands[args.command](args)

@@ -1,14 +1,17 @@
 """The league: prioritised fictitious self-play (PFSP) over the frozen snapshots."""
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import numpy as np
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.neural.policy import Architecture, PolicyNet
+from train.cli import main
 from train.training.config import LeagueConfig
 from train.training.league import SNAPSHOT, League, leaving
 
@@ -104,3 +107,26 @@ def test_league_history_survives_a_checkpoint_and_thins_alike_after_it():
         pool.add_snapshot(PolicyNet(SMALL).state_dict(), update=100)
     assert restored.snapshot_updates == league.snapshot_updates == [20, 40, 60, 90, 100]
     assert all(torch.equal(a["card_out.bias"], b["card_out.bias"]) for a, b in zip(league.snapshots, restored.snapshots))
+
+
+def test_the_league_command_prints_the_pool_of_a_runs_newest_checkpoint(tmp_path, capsys):
+    settings_ = ["env.num_envs=8", "ppo.rollout_steps=12", "ppo.total_steps=1200", "ppo.minibatches=2",
+                 "ppo.epochs=1", "policy.hidden=16", "policy.card_dim=4", "league.opponents={self: 1, snapshot: 1}",
+                 "league.snapshot_every=1", "league.max_snapshots=2", "league.history=3", "league.pfsp=1.0",
+                 "checkpoint_every=4", "eval.every=0"]
+    args = ["train", "--out", str(tmp_path), "--name", "pool", "--no-progress"]
+    for item in settings_:
+        args += ["--set", item]
+    assert main(args) == 0
+    capsys.readouterr()
+    report_file = tmp_path / "pool.json"
+    assert main(["league", str(tmp_path / "pool"), "--json", str(report_file)]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(report_file.read_text())
+    updates = [snap["update"] for snap in report["snapshots"]]
+    assert len(updates) == 5 and updates[-2:] == [report["update"] - 1, report["update"]]  # the recent window
+    assert updates == sorted(updates) and report["update"] >= 12
+    assert sum(report["opponents"].values()) == pytest.approx(1.0)
+    assert sum(snap["chance"] for snap in report["snapshots"]) == pytest.approx(1.0, abs=1e-3)
+    assert f"at update {report['update']:,}" in out and "league.history 3" in out
+    assert main(["league", str(tmp_path)]) == 2 and "not a run folder" in capsys.readouterr().err

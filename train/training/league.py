@@ -83,7 +83,7 @@ class League:
             return np.zeros(0)
         if self.cfg.pfsp <= 0:
             return np.full(count, 1.0 / count)
-        scores = np.array([np.mean(r) if r else 0.5 for r in self.snapshot_results])
+        scores = np.nan_to_num([_mean_score(r) for r in self.snapshot_results], nan=0.5)
         weights = (1.0 - scores + 0.05) ** self.cfg.pfsp
         return weights / weights.sum()
 
@@ -121,8 +121,22 @@ class League:
 
     def win_rate(self, name: str) -> float:
         """The learner's score over recent episodes against ``name`` (nan when none)."""
-        recent = self.results[name]
-        return float(np.mean(recent)) if recent else float("nan")
+        return _mean_score(self.results[name])
+
+    def pool(self) -> dict[str, Any]:
+        """What the league draws from now: each opponent's share of new episodes, and for each snapshot
+        (oldest first) the update it was taken after (None: unknown), the learner's recent episodes and
+        mean score against it (None before any) and its chance in a snapshot episode.
+
+        >>> League(LeagueConfig(opponents={"self": 3, "snapshot": 1}), seed=0).pool()
+        {'opponents': {'self': 1.0, 'snapshot': 0.0}, 'snapshots': []}
+        """
+        chances = self.snapshot_probabilities()
+        snapshots = [{"update": update if update >= 0 else None, "episodes": len(results),
+                      "score": round(_mean_score(results), 4) if results else None, "chance": round(float(chance), 4)}
+                     for update, results, chance in zip(self.snapshot_updates, self.snapshot_results, chances)]
+        return {"opponents": {name: round(float(p), 4) for name, p in zip(self.names, self.probabilities())},
+                "snapshots": snapshots}
 
     def state(self) -> dict[str, Any]:
         """Plain data for a checkpoint."""
@@ -130,10 +144,15 @@ class League:
                 "snapshot_results": [list(r) for r in self.snapshot_results],
                 "snapshot_updates": list(self.snapshot_updates), "rng": self.rng.bit_generator.state}
 
-    def load_state(self, state: Mapping[str, Any]) -> None:
-        """Restore :meth:`state` (the same config)."""
+    def load_state(self, state: Mapping[str, Any], update: int = -1) -> None:
+        """Restore :meth:`state` (the same config), saved after ``update``. A state saved before the
+        snapshots' updates were kept had no history: its snapshots were taken every ``snapshot_every``
+        updates up to ``update`` (-1: unknown)."""
         self.snapshots, self.snapshot_nets, self.snapshot_results, self.snapshot_updates = [], [], [], []
-        updates = state.get("snapshot_updates", [-1] * len(state["snapshots"]))
+        count, every = len(state["snapshots"]), self.cfg.snapshot_every
+        newest = update // every * every if update >= 0 else -1
+        updates = state.get("snapshot_updates",
+                            [newest - every * (count - 1 - k) if newest >= 0 else -1 for k in range(count)])
         for snapshot, update in zip(state["snapshots"], updates):
             self.add_snapshot(snapshot, update)
         for results, saved in zip(self.snapshot_results, state.get("snapshot_results", ())):
@@ -142,6 +161,11 @@ class League:
             self.results[name] = deque(results, maxlen=RECENT)
         self.rng.bit_generator.state = state["rng"]
 
+
+
+def _mean_score(results: deque) -> float:
+    """The learner's mean score over ``results`` (nan when there are none)."""
+    return float(np.mean(results)) if results else float("nan")
 
 
 def leaving(updates: list[int], history: int) -> int:

@@ -231,7 +231,7 @@ class Trainer:
             self.critic.load_state_dict(data["critic"])
         self.optimizer.load_state_dict(data["optimizer"])
         self.progress = Progress(data["update"], data["global_step"], data["best"])
-        self.league.load_state(data["league"])
+        self.league.load_state(data["league"], data["update"])
         self.collector.load_state(data["collector"])
         self.generator.set_state(data["generator"])
         self.last_eval = data.get("eval", {})
