@@ -514,8 +514,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"  {report['decisions']} decisions, {report['decisions_per_s']:,.0f} decisions/s")
         return 0
     commands = {"eval": _run_eval, "tournament": _run_tournament, "train": _run_train, "exploit": _run_exploit,
-                "belief": _run_belief, "curves": _run_curves, "league": _run_league, "play": _run_play, "replay": _run_replay,
-                "serve": _run_serve}
+                "belief": _run_belief, "curves": _run_curves, "league": _run_league, "play": _run_play,
+                "replay": _run_replay, "serve": _run_serve}
     try:
         return commands[args.command](args)
     except (ValueError, OSError) as err:

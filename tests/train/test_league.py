@@ -106,7 +106,8 @@ def test_league_history_survives_a_checkpoint_and_thins_alike_after_it():
         torch.manual_seed(99)
         pool.add_snapshot(PolicyNet(SMALL).state_dict(), update=100)
     assert restored.snapshot_updates == league.snapshot_updates == [20, 40, 60, 90, 100]
-    assert all(torch.equal(a["card_out.bias"], b["card_out.bias"]) for a, b in zip(league.snapshots, restored.snapshots))
+    pairs = zip(league.snapshots, restored.snapshots)
+    assert all(torch.equal(a["card_out.bias"], b["card_out.bias"]) for a, b in pairs)
 
 
 def test_the_league_command_prints_the_pool_of_a_runs_newest_checkpoint(tmp_path, capsys):
