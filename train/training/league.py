@@ -153,14 +153,13 @@ class League:
         newest = update // every * every if update >= 0 else -1
         updates = state.get("snapshot_updates",
                             [newest - every * (count - 1 - k) if newest >= 0 else -1 for k in range(count)])
-        for snapshot, update in zip(state["snapshots"], updates):
-            self.add_snapshot(snapshot, update)
+        for snapshot, taken in zip(state["snapshots"], updates):
+            self.add_snapshot(snapshot, taken)
         for results, saved in zip(self.snapshot_results, state.get("snapshot_results", ())):
             results.extend(saved)
         for name, results in state["results"].items():
             self.results[name] = deque(results, maxlen=RECENT)
         self.rng.bit_generator.state = state["rng"]
-
 
 
 def _mean_score(results: deque) -> float:
