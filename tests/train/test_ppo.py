@@ -130,9 +130,9 @@ def test_forbid_as_choice_needs_forbid_knock():
     assert load_config(None, ["ppo.forbid_as_choice=true", "ppo.forbid_knock=0.25"]).ppo.forbid_as_choice
 
 
-def _sure_knocker(cfg) -> PolicyNet:
-    """A fresh card network (seed 0) whose knock logit of every card is far above its discard's."""
-    net = _net(cfg)
+def _sure_knocker() -> PolicyNet:
+    """A fresh card network of ``_tiny()`` (seed 0) whose knock logit of every card is far above its discard's."""
+    net = _net(_tiny())
     with torch.no_grad():
         net.card_out.bias[:] = torch.tensor([0.0, 5.0])
     return net
@@ -148,7 +148,6 @@ def test_forbid_as_choice_lets_a_rewarded_hold_move_a_sure_knocker_towards_holdi
     """Forced holds with a positive advantage: recorded as a choice among all legal actions they pull a
     sure knocker back towards holding on (one update's move is bounded by PPO's clip: each forced hold's
     probability rises by at most a fifth); recorded under the reduced mask they barely can."""
-    cfg = _tiny("ppo.forbid_knock=0.99", "ppo.forbid_as_choice=true")
     _, batch = _selfplay("ppo.forbid_knock=0.99", "ppo.forbid_as_choice=true")
     held = batch.masks[:, KNOCK_BASE:BIG_GIN].any(axis=1) & ((batch.actions < KNOCK_BASE) | (batch.actions >= BIG_GIN))
     batch = Batch(*(getattr(batch, name)[held] for name in Batch.__dataclass_fields__))
@@ -158,7 +157,7 @@ def test_forbid_as_choice_lets_a_rewarded_hold_move_a_sure_knocker_towards_holdi
     reduced[:, KNOCK_BASE:BIG_GIN] = False
     features, after = torch.from_numpy(batch.features), {}
     for name, recorded in (("choice", full), ("reduced", reduced)):
-        net = _sure_knocker(cfg)
+        net = _sure_knocker()
         with torch.no_grad():
             batch.masks = recorded.numpy()
             batch.logprobs = MaskedCategorical(net.head(features, recorded)[0], recorded).log_prob(
@@ -175,14 +174,13 @@ def test_forbid_as_choice_lets_a_rewarded_hold_move_a_sure_knocker_towards_holdi
 def test_knock_entropy_bonus_pulls_a_sure_knocker_back_towards_holding():
     """A policy that puts over 90% on knocking wherever it may knock, with no advantage to follow, moves
     clearly more probability back to holding on with ``ppo.knock_ent_coef`` than without it."""
-    cfg = _tiny()
     _, batch = _selfplay()
     knocks = batch.masks[:, KNOCK_BASE:BIG_GIN].any(axis=1)
     batch = Batch(*(getattr(batch, name)[knocks] for name in Batch.__dataclass_fields__))
     batch.advantages[:] = 0.0
     knock_share = {}
     for coef in (0.0, 1.0):
-        net = _sure_knocker(cfg)
+        net = _sure_knocker()
         with torch.no_grad():
             features, masks = torch.from_numpy(batch.features), torch.from_numpy(batch.masks)
             start = MaskedCategorical(net.head(features, masks)[0], masks)
