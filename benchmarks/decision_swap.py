@@ -9,11 +9,12 @@ the helper's own, that kind of decision holds the agent back::
     python benchmarks/decision_swap.py selfplay greedy --helper greedy --games 2000 --seed 24050
 
 ``--kinds`` splits the draws further: ``first_draw`` is the decision on the first face-up card of a
-hand (where passing is legal), ``later_draw`` every other draw.  ``--draw-choices`` also counts, at
-the agent's own draws in its games as it is, what it chose against what the helper would have chosen,
-and at the later draws where the helper takes the face-up card, how often the agent takes it too by
-how much taking lowers the least deadwood (``now - after``, the ``deadwood_now`` and ``deadwood_taking``
-inputs of :mod:`agents.neural.features`).
+hand (where passing is legal), ``later_draw`` every other draw; ``knock`` splits off the discards
+where knocking is legal (the helper then decides whether to knock, and with which card). ``--draw-
+choices`` also counts, at the agent's own draws in its games as it is, what it chose against what
+the helper would have chosen, and at the later draws where the helper takes the face-up card, how
+often the agent takes it too by how much taking lowers the least deadwood (``now - after``, the
+``deadwood_now`` and ``deadwood_taking`` inputs of :mod:`agents.neural.features`).
 
 It prints one row per way (win rate of games to 100 with its interval, points per hand) and
 ``--json`` also writes the results.  Every decision of the mixed player is made from the
@@ -36,10 +37,10 @@ from agents import make_agent  # noqa: E402
 from agents.base import Observation  # noqa: E402
 from agents.neural.features import hand_features  # noqa: E402
 from agents.registry import register  # noqa: E402
-from ginenv.game.actions import DISCARD_BASE, DRAW_STOCK, PASS, TAKE_DISCARD  # noqa: E402
+from ginenv.game.actions import BIG_GIN, DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD  # noqa: E402
 from train.evaluation.evaluate import evaluate  # noqa: E402
 
-KINDS = ("draw", "discard", "first_draw", "later_draw")
+KINDS = ("draw", "discard", "first_draw", "later_draw", "knock")
 DRAW_WORDS = {DRAW_STOCK: "stock", TAKE_DISCARD: "take", PASS: "pass"}
 GAIN_BUCKETS = ((-100, 0), (1, 3), (4, 6), (7, 10), (11, 20), (21, 100))
 """Ranges (inclusive) of the deadwood points that taking the face-up card saves, as counted by ``--draw-choices``."""
@@ -57,21 +58,25 @@ def is_draw(mask: np.ndarray) -> bool:
 
 def kind_of(mask: np.ndarray) -> str:
     """The decision's narrowest kind: ``first_draw`` (passing the first face-up card is legal),
-    ``later_draw`` or ``discard``.
+    ``later_draw``, ``knock`` (a discard where knocking is legal) or ``discard``.
 
     >>> mask = np.zeros(108, dtype=np.int8); mask[[1, 2]] = 1
     >>> kind_of(mask), kind_of(np.roll(mask, -1)), kind_of(np.roll(mask, DISCARD_BASE))
     ('first_draw', 'later_draw', 'discard')
+    >>> kind_of(np.roll(mask, KNOCK_BASE))
+    'knock'
     """
+    mask = np.asarray(mask)
     if not is_draw(mask):
-        return "discard"
-    return "first_draw" if np.asarray(mask)[PASS] else "later_draw"
+        return "knock" if mask[KNOCK_BASE:BIG_GIN].any() else "discard"
+    return "first_draw" if mask[PASS] else "later_draw"
 
 
 def covers(kind: str, mask: np.ndarray) -> bool:
-    """Whether a decision with this mask is of ``kind`` (``draw`` covers both kinds of draw)."""
+    """Whether a decision with this mask is of ``kind`` (``draw`` covers both kinds of draw, ``discard``
+    the discards with and without a chance to knock)."""
     narrow = kind_of(mask)
-    return narrow == kind or (kind == "draw" and narrow != "discard")
+    return narrow == kind or (kind == "draw" and is_draw(mask)) or (kind == "discard" and not is_draw(mask))
 
 
 class SwappedAgent:

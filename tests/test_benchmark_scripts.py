@@ -46,7 +46,7 @@ def test_a_swapped_agent_makes_each_kind_of_decision_with_its_owner(kind):
 
 def test_a_swapped_agent_refuses_an_unknown_kind():
     with pytest.raises(ValueError, match="kind must be one of"):
-        _script("decision_swap").SwappedAgent(make_agent("random"), make_agent("greedy"), "knock")
+        _script("decision_swap").SwappedAgent(make_agent("random"), make_agent("greedy"), "shuffle")
 
 
 def test_the_swap_table_scores_the_helper_level_with_itself():
@@ -62,6 +62,14 @@ def test_decision_kinds_split_the_draws_on_whether_passing_is_legal():
     assert [swap.kind_of(m) for m in (first, later, discard)] == ["first_draw", "later_draw", "discard"]
     assert [swap.covers("draw", m) for m in (first, later, discard)] == [True, True, False]
     assert [swap.covers("first_draw", m) for m in (first, later, discard)] == [True, False, False]
+
+
+def test_a_discard_where_knocking_is_legal_is_a_knock_decision_and_still_a_discard():
+    swap = _script("decision_swap")
+    knock = np.zeros(108, dtype=np.int8)
+    knock[[10, 20, 55 + 10]] = 1
+    assert swap.kind_of(knock) == "knock"
+    assert swap.covers("knock", knock) and swap.covers("discard", knock) and not swap.covers("draw", knock)
 
 
 def test_the_split_swap_table_has_one_way_per_kind():
