@@ -10,11 +10,11 @@ the helper's own, that kind of decision holds the agent back::
 
 ``--kinds`` splits the draws further: ``first_draw`` is the decision on the first face-up card of a
 hand (where passing is legal), ``later_draw`` every other draw; ``knock`` splits off the discards
-where knocking is legal (the helper then decides whether to knock, and with which card). ``--draw-
-choices`` also counts, at the agent's own draws in its games as it is, what it chose against what
-the helper would have chosen, and at the later draws where the helper takes the face-up card, how
-often the agent takes it too by how much taking lowers the least deadwood (``now - after``, the
-``deadwood_now`` and ``deadwood_taking`` inputs of :mod:`agents.neural.features`).
+where knocking is legal (the helper then decides whether to knock, and with which card).
+``--draw-choices`` also counts, at the agent's own draws in its games as it is, what it chose
+against what the helper would have chosen, and at the later draws where the helper takes the face-up
+card, how often the agent takes it too by how much taking lowers the least deadwood (``now -
+after``, the ``deadwood_now`` and ``deadwood_taking`` inputs of :mod:`agents.neural.features`).
 
 It prints one row per way (win rate of games to 100 with its interval, points per hand) and
 ``--json`` also writes the results.  Every decision of the mixed player is made from the
