@@ -150,8 +150,8 @@ class DrawRecorder:
         """The agent's action; at a draw, also count (kind, agent's choice, helper's choice) and, at a later
         draw where the helper takes, (deadwood gain's bucket, agent's choice)."""
         action = self.agent.act(observation)
-        kind = kind_of(observation["action_mask"])
-        if kind != "discard":
+        if is_draw(observation["action_mask"]):
+            kind = kind_of(observation["action_mask"])
             mine, theirs = DRAW_WORDS[action], DRAW_WORDS[self.helper.act(observation)]
             self.counts[(kind, mine, theirs)] += 1
             if kind == "later_draw" and theirs == "take":
