@@ -76,7 +76,8 @@ def covers(kind: str, mask: np.ndarray) -> bool:
     """Whether a decision with this mask is of ``kind`` (``draw`` covers both kinds of draw, ``discard``
     the discards with and without a chance to knock)."""
     narrow = kind_of(mask)
-    return narrow == kind or (kind == "draw" and is_draw(mask)) or (kind == "discard" and not is_draw(mask))
+    broad = "discard" if narrow in ("discard", "knock") else "draw"
+    return kind in (narrow, broad)
 
 
 class SwappedAgent:

@@ -9,6 +9,7 @@ import pytest
 
 import ginenv
 from agents import make_agent
+from ginenv.game.actions import KNOCK_BASE
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -67,7 +68,7 @@ def test_decision_kinds_split_the_draws_on_whether_passing_is_legal():
 def test_a_discard_where_knocking_is_legal_is_a_knock_decision_and_still_a_discard():
     swap = _script("decision_swap")
     knock = np.zeros(108, dtype=np.int8)
-    knock[[10, 20, 55 + 10]] = 1
+    knock[[10, 20, KNOCK_BASE + 10]] = 1
     assert swap.kind_of(knock) == "knock"
     assert swap.covers("knock", knock) and swap.covers("discard", knock) and not swap.covers("draw", knock)
 
