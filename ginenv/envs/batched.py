@@ -30,8 +30,9 @@ from ginenv.envs.episode import Episode, EpisodeSpec
 from ginenv.game import core
 from ginenv.game.actions import NUM_ACTIONS, IllegalActionError
 from ginenv.game.checks import checked_flag, checked_int, checked_seed
-from ginenv.game.encoding import OBSERVATION_SIZE, rules_vector, write_many, write_observation
+from ginenv.game.encoding import OBSERVATION_SIZE, rules_vector, write_many, write_observation, write_some
 from ginenv.game.privileged import PRIVILEGED_SIZE, write_privileged_many
+from ginenv.game.result import hand_result
 
 MAX_ENVS = 100_000
 """Largest ``num_envs`` (every game keeps its own state rows and output rows)."""
@@ -162,6 +163,30 @@ class GameBatch:
         """Encode every game's privileged vector (:mod:`ginenv.game.privileged`) into the buffers:
         on request only, so that the steps of callers that never read it do not pay for it."""
         write_privileged_many(self._rows, self.buffers["privileged"])
+
+    def afterstates(self, pairs: tuple[np.ndarray, np.ndarray]) -> dict[int, dict[str, np.ndarray]]:
+        """:meth:`BatchedGinEnv.afterstates` for the pairs whose game is in this batch:
+        ``{first: {"index": those pairs' positions in the input, and the outputs' rows}}``."""
+        games, actions = pairs
+        index = np.flatnonzero((games >= self.first) & (games < self.first + self.count))
+        local = games[index] - self.first
+        rows = self._rows[local]  # a copy (fancy indexing): the games stay as they are
+        size = index.size
+        ended = np.zeros(size, dtype=np.int64)
+        core.apply_some(rows, np.arange(size), actions[index], self.spec.ruleset.max_turns_per_hand, ended)
+        out = {"index": index, "obs": np.zeros((size, OBSERVATION_SIZE), dtype=np.float32),
+               "masks": np.zeros((size, NUM_ACTIONS), dtype=np.int8), "to_act": np.full(size, -1, dtype=np.int8),
+               "privileged": np.zeros((size, PRIVILEGED_SIZE), dtype=np.float32), "ended": ended != 0,
+               "rewards": np.zeros((size, 2), dtype=np.float32)}
+        going = np.flatnonzero(ended == 0)
+        write_some(rows, self._matches[local], self._rules, self.spec.ruleset.big_gin, going, out["obs"],
+                   out["masks"], out["to_act"])
+        hidden = np.zeros((going.size, PRIVILEGED_SIZE), dtype=np.float32)
+        write_privileged_many(rows[going], hidden)
+        out["privileged"][going] = hidden
+        for j in np.flatnonzero(ended):
+            out["rewards"][j] = self.spec.rewards(hand_result(rows[j], self.spec.ruleset), None)
+        return {self.first: out}
 
 
 class BatchedGinEnv:
@@ -322,6 +347,52 @@ class BatchedGinEnv:
             self._call("privileged")
         return self._outputs("privileged")[0]
 
+    def afterstates(self, games: Sequence[int], actions: Sequence[int]) -> dict[str, np.ndarray]:
+        """What would follow if the seat to act in game ``games[k]`` played ``actions[k]``, for every
+        ``k``, each played in a copy: the games themselves do not change (a look-ahead for a trainer
+        that values every legal action, e.g. each discard).  Hand episodes only (a hand's end in a
+        game to a target would also need the game's bonuses).  Returns arrays with one row per pair:
+
+        * ``ended`` (bool): the action ended the hand (a knock, gin, or a dead or truncated hand);
+          ``rewards`` (float32 ``[K, 2]``, by seat) are then the rewards :meth:`step` would give;
+        * otherwise ``to_act`` is the seat to act next, ``obs`` and ``masks`` its observation and legal
+          actions, and ``privileged`` what it cannot see (as :meth:`privileged`: for a training-time
+          critic only, never an input of a policy); these rows are zero (``to_act`` -1) where the hand ended.
+
+        An action that is not legal in its game raises :class:`~ginenv.game.actions.IllegalActionError`.
+
+        >>> venv = BatchedGinEnv(2, seed=0)
+        >>> obs, masks, _ = venv.reset()
+        >>> after = venv.afterstates([0, 0, 1], [2, 1, 2])  # game 0: pass or take the upcard; game 1: pass
+        >>> after["to_act"].tolist(), after["ended"].tolist(), bool((venv.step([2, 2])[0][0] == after["obs"][0]).all())
+        ([1, 0, 1], [False, False, False], True)
+        """
+        if not self._started:
+            raise RuntimeError("call reset() first")
+        if self.episode != "hand":
+            raise ValueError(f"afterstates needs hand episodes, this env plays episode={self.episode!r}")
+        games = np.asarray(games)
+        if games.ndim != 1 or not (np.issubdtype(games.dtype, np.integer) or games.size == 0):
+            raise TypeError(f"games must be a 1-d sequence of game indices, got {games.dtype} {games.shape}")
+        if games.size and not (0 <= games.min() and games.max() < self.num_envs):
+            raise ValueError(f"games must be indices 0..{self.num_envs - 1}, got {games.min()}..{games.max()}")
+        games = games.astype(np.int64)
+        actions = checked_actions(np.asarray(actions, dtype=np.int64 if games.size == 0 else None), games.size)
+        legal = legal_moves(actions, self._buffers["masks"][games])
+        if not legal.all():
+            bad = int(np.flatnonzero(~legal)[0])
+            raise IllegalActionError(f"pair {bad}: action {actions[bad]} is not legal in game {games[bad]} (legal: "
+                                     f"{np.flatnonzero(self._buffers['masks'][games[bad]]).tolist()})")
+        parts = (self._batch.afterstates((games, actions)) if self._batch is not None
+                 else self._call("afterstates", (games, actions)))
+        out = {name: np.zeros((games.size, *array.shape[1:]), dtype=array.dtype)
+               for name, array in next(iter(parts.values())).items() if name != "index"}
+        out["to_act"][:] = -1
+        for part in parts.values():
+            for name, rows in out.items():
+                rows[part["index"]] = part[name]
+        return out
+
     def restart(self, games: Sequence[int]) -> tuple[np.ndarray, ...]:
         """Start a new episode at once in each game of ``games`` (indices ``0..num_envs-1``),
         dealt by that game's generator, e.g. for a game its player abandoned; the other games
@@ -461,7 +532,7 @@ def _worker(pipe: Any, first: int, count: int, total: int, spec: EpisodeSpec, na
     batch = GameBatch(first, count, total, spec, buffers, finals, summaries)
     commands = {"seed": batch.seed, "reset": batch.reset, "set_state": batch.set_state, "restart": batch.restart,
                 "step": lambda _, games=batch: games.step(), "get_state": lambda _, games=batch: games.get_state(),
-                "privileged": lambda _, games=batch: games.write_privileged()}
+                "privileged": lambda _, games=batch: games.write_privileged(), "afterstates": batch.afterstates}
     try:
         while True:
             command, argument = pipe.recv()

@@ -34,7 +34,7 @@ from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import FEATURES, PolicyNet, module_device
 from agents.neural.precision import resolve_precision
 from ginenv.envs.batched import BatchedGinEnv
-from ginenv.game.actions import BIG_GIN, KNOCK_BASE
+from ginenv.game.actions import BIG_GIN, DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS
 from ginenv.game.privileged import PRIVILEGED_SIZE
 from train.training.config import RunConfig
 from train.training.critic import PrivilegedCritic
@@ -56,6 +56,12 @@ class Batch:
     returns: np.ndarray
     privileged: np.ndarray
     """What the privileged critic reads beside ``h`` (``[B, PRIVILEGED_SIZE]``; ``[B, 0]`` without one)."""
+    old_probs: np.ndarray
+    """With ``ppo.afterstate_coef``: the policy's probabilities of every action at the discard decisions
+    (``[B, 108]``, rows of zeros elsewhere); ``[B, 0]`` without it."""
+    action_advantages: np.ndarray
+    """With ``ppo.afterstate_coef``: every legal action's afterstate value less their mean under
+    ``old_probs`` (:meth:`Collector.afterstate_advantages`; ``[B, 108]``, zeros elsewhere); ``[B, 0]`` without it."""
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -165,6 +171,9 @@ class Collector:
         logp_buf = np.zeros((steps, n), dtype=np.float32)
         value_buf = np.zeros((steps, n), dtype=np.float32)
         privileged_buf = np.zeros((steps, n, PRIVILEGED_SIZE if self.critic is not None else 0), dtype=np.float32)
+        every = NUM_ACTIONS if self.cfg.ppo.afterstate_coef else 0
+        old_prob_buf = np.zeros((steps, n, every), dtype=np.float32)
+        action_adv_buf = np.zeros((steps, n, every), dtype=np.float32)
         reward_buf = np.zeros((steps, n), dtype=np.float32)
         done_buf = np.zeros((steps, n), dtype=bool)
         seat_buf = np.zeros((steps, n), dtype=np.int64)
@@ -196,6 +205,14 @@ class Collector:
                         privileged_buf[t, mine] = self.venv.privileged()[mine]
                         values = self.critic(h, torch.from_numpy(privileged_buf[t, mine]).to(device), self.precision)
                     values = values.cpu()
+                    if every:
+                        discarding = mine[full[:, DISCARD_BASE:].any(axis=1)]
+                        if discarding.size:
+                            rows = np.searchsorted(mine, discarding)
+                            probs = MaskedCategorical(logits[rows].cpu(), torch.from_numpy(recorded[rows])).probs
+                            old_prob_buf[t, discarding] = probs.numpy()
+                            action_adv_buf[t, discarding] = self.afterstate_advantages(
+                                discarding, to_act[discarding], full[rows], probs.numpy())
                 actions[mine] = chosen.numpy()
                 feature_buf[t, mine], mask_buf[t, mine] = features.numpy(), recorded
                 action_buf[t, mine], logp_buf[t, mine], value_buf[t, mine] = actions[mine], logp.numpy(), values.numpy()
@@ -212,8 +229,39 @@ class Collector:
         pick = trainable.reshape(-1)
         flat = lambda a: a.reshape(steps * n, *a.shape[2:])[pick]  # noqa: E731  (step-major order kept)
         batch = Batch(flat(feature_buf), flat(mask_buf), flat(action_buf), flat(logp_buf), flat(value_buf),
-                      flat(advantages), flat(returns), flat(privileged_buf))
+                      flat(advantages), flat(returns), flat(privileged_buf), flat(old_prob_buf), flat(action_adv_buf))
         return batch, stats
+
+    def afterstate_advantages(self, games: np.ndarray, seats: np.ndarray, legal: np.ndarray,
+                              probs: np.ndarray) -> np.ndarray:
+        """``[G, 108]``: for the seat ``seats[g]`` to act in game ``games[g]``, the value of each legal action
+        (``legal[g]``) less their mean under ``probs[g]``; 0 for the other actions.
+
+        Each action is played in a copy of the game (:meth:`BatchedGinEnv.afterstates`).  One that ends the
+        hand is worth its reward to the seat; otherwise the opponent is to act and the action is worth minus
+        the critic's value of the opponent's position (the privileged critic reads the opponent's view and
+        what it cannot see, so no hidden card reaches the policy) plus the shaping potential of the
+        opponent's hand, which the shaped values leave out (the same for every action of a decision)."""
+        pair_game, pair_action = np.nonzero(legal)
+        after = self.venv.afterstates(games[pair_game], pair_action)
+        values = after["rewards"][np.arange(pair_game.size), seats[pair_game]].astype(np.float32)
+        going = np.flatnonzero(~after["ended"])
+        if going.size:
+            device = module_device(self.net)
+            with torch.no_grad():
+                features = self.net.features(torch.from_numpy(after["obs"][going]))
+                on_device = features.to(device)
+                h = self.net.encode(on_device, self.precision)
+                if self.critic is not None:
+                    theirs = self.critic(h, torch.from_numpy(after["privileged"][going]).to(device), self.precision)
+                else:
+                    _, theirs = self.net.read_out(on_device, h, torch.from_numpy(after["masks"][going] > 0))
+            shaping = self.cfg.shaping.deadwood * self.cfg.env.reward_scale
+            values[going] = -theirs.float().cpu().numpy() + shaping * hand_deadwood(after["obs"][going])
+        table = np.zeros(legal.shape, dtype=np.float32)
+        table[pair_game, pair_action] = values
+        mean = (probs * table).sum(axis=1, keepdims=True)
+        return np.where(legal, table - mean, 0.0).astype(np.float32)
 
     def _opponent_actions(self, games: np.ndarray, actions: np.ndarray, generator: torch.Generator) -> None:
         """Fill ``actions[games]`` with the league opponents' choices (grouped per opponent)."""

@@ -158,6 +158,16 @@ class PPOConfig:
     are taken out of the legal actions for that decision (it must discard without knocking; big gin stays
     legal).  The values then also learn what holding on is worth, so a policy that always knocks at once sees
     its knocks scored against that; ``0``: off (the random stream is then the same as without the key)."""
+    afterstate_coef: float = 0.0
+    """Weight of an update that values every legal action of each discard decision (discards, knocks, big gin)
+    instead of the sampled one alone.  The rollout plays each in a copy of the game
+    (:meth:`ginenv.envs.batched.BatchedGinEnv.afterstates`): a knock or gin is worth the hand's reward, a discard
+    minus the critic's value of the opponent's next position (the privileged critic there reads the opponent's
+    view and hidden cards; the shaping potential of the opponent's hand is added back).  The update adds PPO's
+    clipped objective taken in expectation over all legal actions under the old policy, with these values' advantages
+    over their old-policy mean (scaled like the sampled advantages); per decision it weighs as much as the sampled
+    term at ``1``.  It gives every card of a discard a signal free of the rest of the hand's noise, where the
+    sampled advantage sees one card and all that noise.  Hand episodes only; ``0``: off."""
     forbid_as_choice: bool = False
     """With ``forbid_knock`` (a config error without it): record a decision whose knocks were taken out as if
     the policy had chosen to hold on among all its legal actions (the full mask, and the action's
@@ -538,6 +548,7 @@ CHECKS: dict[str, Any] = {
     "ppo.vf_coef": _number(0, 100), "ppo.max_grad_norm": _number(0, 1e6, open_low=True),
     "ppo.target_kl": _optional(_number(0, 100, open_low=True)), "ppo.forbid_knock": _number(0, 0.99),
     "ppo.forbid_as_choice": _flag, "ppo.knock_ent_coef": _number(0, 10),
+    "ppo.afterstate_coef": _number(0, 10),
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
     "league.history": _int(0, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
@@ -826,6 +837,10 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
         if cfg.ppo.forbid_as_choice and not cfg.ppo.forbid_knock:
             raise ConfigError("ppo.forbid_as_choice: needs ppo.forbid_knock above 0 (it changes how the holds that "
                               "forbid_knock forces are recorded; without them it does nothing)")
+    with _blame(origin, "ppo.afterstate_coef", "env.episode"):
+        if cfg.ppo.afterstate_coef and cfg.env.episode != "hand":
+            raise ConfigError("ppo.afterstate_coef: needs env.episode 'hand' (a hand's end in a game to a target "
+                              f"would also need the game's bonuses), got {cfg.env.episode!r}")
     with _blame(origin, "clone.augment", "policy.kind"):
         if cfg.clone.augment and cfg.policy.kind != "cards":
             raise ConfigError("clone.augment: needs policy.kind 'cards' (its card channels are renamed), "

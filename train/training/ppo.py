@@ -80,6 +80,22 @@ def knock_entropy(dist: MaskedCategorical) -> torch.Tensor:
     return -(log_knock.exp() * log_knock + log_other.exp() * log_other).mean()
 
 
+def expected_clipped_loss(probs: torch.Tensor, old_probs: torch.Tensor, advantages: torch.Tensor,
+                          clip: float) -> torch.Tensor:
+    """PPO's clipped surrogate taken in expectation over every action under the old policy instead of
+    at the sampled one, negated and averaged over the rows (``[B, A]`` inputs; a row of ``old_probs``
+    all 0 adds nothing).  Its gradient moves each action's probability by its own advantage.
+
+    >>> probs = torch.tensor([[0.5, 0.5]], requires_grad=True)
+    >>> expected_clipped_loss(probs, torch.tensor([[0.5, 0.5]]), torch.tensor([[1.0, -1.0]]), 0.2).backward()
+    >>> probs.grad.tolist()  # lower loss: more of the first action, less of the second
+    [[-1.0, 1.0]]
+    """
+    ratio = probs / old_probs.clamp_min(1e-8)
+    surrogate = torch.min(ratio * advantages, ratio.clamp(1 - clip, 1 + clip) * advantages)
+    return -(old_probs * surrogate).sum(dim=1).mean()
+
+
 def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
                generator: torch.Generator, critic: Optional[PrivilegedCritic] = None,
                precision: Optional[torch.dtype] = None) -> dict[str, float]:
@@ -87,20 +103,23 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     mean losses, entropy, approximate KL, clip fraction and explained variance.  With a
     ``critic`` the value loss trains it (on ``batch.privileged``) instead of ``net``'s value head,
     and with ``critic.belief`` its belief head's loss joins the total (reported as ``belief_loss``); with
-    ``cfg.knock_ent_coef`` so does the bonus of :func:`knock_entropy` (reported as ``knock_entropy``).
+    ``cfg.knock_ent_coef`` so does the bonus of :func:`knock_entropy` (reported as ``knock_entropy``), and with
+    ``cfg.afterstate_coef`` the all-action term of :func:`expected_clipped_loss` (``afterstate_loss``).
     ``precision``: the autocast dtype of the trunks' products (:mod:`agents.neural.precision`;
     None: float32); the logits, values, losses and gradients are float32 either way."""
     device = module_device(net)
-    b_features, b_masks, b_actions, b_logprobs, b_advantages, b_returns, b_values, b_privileged = (
-        torch.from_numpy(array).to(device) for array in (batch.features, batch.masks, batch.actions, batch.logprobs,
-                                                         batch.advantages, batch.returns, batch.values,
-                                                         batch.privileged))
+    b_features, b_masks, b_actions, b_logprobs, b_advantages, b_returns, b_values, b_privileged, b_old_probs, \
+        b_action_adv = (torch.from_numpy(array).to(device) for array in (
+            batch.features, batch.masks, batch.actions, batch.logprobs, batch.advantages, batch.returns, batch.values,
+            batch.privileged, batch.old_probs, batch.action_advantages))
+    all_actions = cfg.afterstate_coef > 0 and b_old_probs.shape[1] > 0
     parameters = [p for group in optimizer.param_groups for p in group["params"]]
     size = len(batch)
     mb_size = max(1, math.ceil(size / cfg.minibatches))
     believing = critic is not None and critic.belief > 0
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0,
-            **({"belief_loss": 0.0} if believing else {}), **({"knock_entropy": 0.0} if cfg.knock_ent_coef else {})}
+            **({"belief_loss": 0.0} if believing else {}), **({"knock_entropy": 0.0} if cfg.knock_ent_coef else {}),
+            **({"afterstate_loss": 0.0} if all_actions else {})}
     count = 0
     for _ in range(cfg.epochs):
         order = torch.randperm(size, generator=generator).to(device)
@@ -119,8 +138,9 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                 approx_kl = ((ratio - 1) - logratio).mean()
                 clip_fraction = ((ratio - 1.0).abs() > cfg.clip).float().mean()
             mb_adv = b_advantages[mb]
+            adv_scale = mb_adv.std() + 1e-8 if cfg.norm_adv and len(mb) > 1 else 1.0
             if cfg.norm_adv and len(mb) > 1:
-                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                mb_adv = (mb_adv - mb_adv.mean()) / adv_scale
             policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
             if cfg.clip_value:
                 clipped = b_values[mb] + (values - b_values[mb]).clamp(-cfg.clip, cfg.clip)
@@ -133,6 +153,10 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                 split = knock_entropy(dist)
                 loss = loss - cfg.knock_ent_coef * split
                 sums["knock_entropy"] += float(split.detach())
+            if all_actions:
+                every = expected_clipped_loss(dist.probs, b_old_probs[mb], b_action_adv[mb] / adv_scale, cfg.clip)
+                loss = loss + cfg.afterstate_coef * every
+                sums["afterstate_loss"] += float(every.detach())
             if believing:
                 belief_loss = critic.belief_loss(h, b_privileged[mb])
                 loss = loss + critic.belief * belief_loss
@@ -301,8 +325,8 @@ class Trainer:
 
 
 def _log(writer: SummaryWriter, metrics: dict[str, float], step: int) -> None:
-    losses = {"policy_loss", "value_loss", "belief_loss", "entropy", "knock_entropy", "approx_kl", "clip_fraction",
-              "explained_variance"}
+    losses = {"policy_loss", "value_loss", "belief_loss", "entropy", "knock_entropy", "afterstate_loss", "approx_kl",
+              "clip_fraction", "explained_variance"}
     for key, value in metrics.items():
         if value == value:  # skip nan
             writer.add_scalar(("losses/" if key in losses else "charts/") + key, value, step)

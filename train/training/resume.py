@@ -41,6 +41,8 @@ SAFE_ON_RESUME = {
     "ppo.ent_coef": "the entropy bonus of the updates from then on (e.g. a lower one to finish a run)",
     "ppo.ent_final": "where the entropy bonus ends (it goes linearly there from ent_coef over total_steps)",
     "ppo.gae_lambda": "GAE's lambda for the rollouts to come (lower: the advantages lean more on the critic)",
+    "ppo.afterstate_coef": "the weight of the update that values every legal action of each discard (the rollouts "
+                           "to come then also value the afterstates; no random draw changes)",
     "eval.every": "how often the policy is evaluated",
     "eval.games": "games per evaluation",
     "eval.opponents": "who the evaluations play",
