@@ -93,7 +93,8 @@ def test_expected_clipped_loss_is_ppos_surrogate_averaged_over_the_old_policy():
     assert float(zero_rows) == 0.0
 
 
-def test_the_update_moves_each_discard_towards_the_better_valued_cards_without_any_sampled_advantage():
+@pytest.mark.parametrize("norm_adv", ["false", "true"])
+def test_the_update_moves_each_discard_towards_the_better_valued_cards_without_any_sampled_advantage(norm_adv):
     """With every sampled advantage 0, only the all-action term can move the policy: the expected
     afterstate advantage under the updated policy (the objective it climbs) rises with the key and stays
     where it was with the key at 0."""
@@ -109,7 +110,7 @@ def test_the_update_moves_each_discard_towards_the_better_valued_cards_without_a
     for coef in (0.0, 1.0):
         net = PolicyNet(collector.cfg.policy)
         net.load_state_dict(collector.net.state_dict())
-        cfg = load_config(None, [*TINY, "ppo.ent_coef=0", "ppo.epochs=8", "ppo.norm_adv=false",
+        cfg = load_config(None, [*TINY, "ppo.ent_coef=0", "ppo.epochs=8", f"ppo.norm_adv={norm_adv}",
                                  f"ppo.afterstate_coef={coef}"]).ppo
         ppo_update(net, torch.optim.Adam(net.parameters(), lr=1e-2), batch, cfg, torch.Generator().manual_seed(1))
         with torch.no_grad():

@@ -165,8 +165,9 @@ class PPOConfig:
     minus the critic's value of the opponent's next position (the privileged critic there reads the opponent's
     view and hidden cards; the shaping potential of the opponent's hand is added back).  The update adds PPO's
     clipped objective taken in expectation over all legal actions under the old policy, with these values' advantages
-    over their old-policy mean (scaled like the sampled advantages); per decision it weighs as much as the sampled
-    term at ``1``.  It gives every card of a discard a signal free of the rest of the hand's noise, where the
+    over their old-policy mean (with ``norm_adv``, divided per minibatch by their root mean square under the old
+    policy, as the sampled advantages are by their spread); per decision it weighs as much as the sampled term at
+    ``1``.  It gives every card of a discard a signal free of the rest of the hand's noise, where the
     sampled advantage sees one card and all that noise.  Hand episodes only; ``0``: off."""
     forbid_as_choice: bool = False
     """With ``forbid_knock`` (a config error without it): record a decision whose knocks were taken out as if

@@ -96,6 +96,19 @@ def expected_clipped_loss(probs: torch.Tensor, old_probs: torch.Tensor, advantag
     return -(old_probs * surrogate).sum(dim=1).mean()
 
 
+def action_advantage_scale(old_probs: torch.Tensor, advantages: torch.Tensor) -> torch.Tensor:
+    """The root mean square of ``advantages`` ``[B, A]`` under ``old_probs``, over the rows that have any
+    (a floor of 1e-8): dividing by it puts the all-action advantages on the scale of normalised sampled ones.
+
+    >>> float(action_advantage_scale(torch.tensor([[0.5, 0.5], [0.0, 0.0]]), torch.tensor([[2.0, -2.0], [0.0, 0.0]])))
+    2.0
+    """
+    rows = old_probs.sum(dim=1) > 0
+    if not bool(rows.any()):
+        return torch.ones((), device=advantages.device)
+    return ((old_probs * advantages ** 2).sum(dim=1)[rows].mean().sqrt()).clamp_min(1e-8)
+
+
 def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
                generator: torch.Generator, critic: Optional[PrivilegedCritic] = None,
                precision: Optional[torch.dtype] = None) -> dict[str, float]:
@@ -138,9 +151,8 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                 approx_kl = ((ratio - 1) - logratio).mean()
                 clip_fraction = ((ratio - 1.0).abs() > cfg.clip).float().mean()
             mb_adv = b_advantages[mb]
-            adv_scale = mb_adv.std() + 1e-8 if cfg.norm_adv and len(mb) > 1 else 1.0
             if cfg.norm_adv and len(mb) > 1:
-                mb_adv = (mb_adv - mb_adv.mean()) / adv_scale
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
             policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
             if cfg.clip_value:
                 clipped = b_values[mb] + (values - b_values[mb]).clamp(-cfg.clip, cfg.clip)
@@ -154,7 +166,10 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                 loss = loss - cfg.knock_ent_coef * split
                 sums["knock_entropy"] += float(split.detach())
             if all_actions:
-                every = expected_clipped_loss(dist.probs, b_old_probs[mb], b_action_adv[mb] / adv_scale, cfg.clip)
+                mb_action_adv = b_action_adv[mb]
+                if cfg.norm_adv:
+                    mb_action_adv = mb_action_adv / action_advantage_scale(b_old_probs[mb], mb_action_adv)
+                every = expected_clipped_loss(dist.probs, b_old_probs[mb], mb_action_adv, cfg.clip)
                 loss = loss + cfg.afterstate_coef * every
                 sums["afterstate_loss"] += float(every.detach())
             if believing:
