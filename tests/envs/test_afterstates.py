@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from ginenv import PRESETS
 from ginenv.envs.batched import BatchedGinEnv
-from ginenv.game.actions import IllegalActionError
+from ginenv.game.actions import KNOCK_BASE, IllegalActionError
 
 
 def _stepped_alone(venv, state, game, action):
@@ -61,8 +61,8 @@ def test_knocks_and_gins_end_the_hand_with_step_rewards_in_played_games():
     rng = np.random.default_rng(3)
     ended = 0
     for _ in range(120):
-        games = np.concatenate([np.full(int(m[55:].sum()), i) for i, m in enumerate(masks)])
-        knocks = np.concatenate([55 + np.flatnonzero(m[55:]) for m in masks])
+        games = np.concatenate([np.full(int(m[KNOCK_BASE:].sum()), i) for i, m in enumerate(masks)])
+        knocks = np.concatenate([KNOCK_BASE + np.flatnonzero(m[KNOCK_BASE:]) for m in masks])
         if games.size:
             after = venv.afterstates(games, knocks)
             ended += int(after["ended"].sum())

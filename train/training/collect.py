@@ -200,7 +200,8 @@ class Collector:
                     h = self.net.encode(on_device, self.precision)
                     logits, values = self.net.read_out(on_device, h, torch.from_numpy(full))
                     chosen = MaskedCategorical(logits.cpu(), torch.from_numpy(masks)).sample(generator)
-                    logp = MaskedCategorical(logits.cpu(), torch.from_numpy(recorded)).log_prob(chosen)
+                    under_recorded = MaskedCategorical(logits.cpu(), torch.from_numpy(recorded))
+                    logp = under_recorded.log_prob(chosen)
                     if self.critic is not None:  # the hidden cards reach the critic's value only
                         privileged_buf[t, mine] = self.venv.privileged()[mine]
                         values = self.critic(h, torch.from_numpy(privileged_buf[t, mine]).to(device), self.precision)
@@ -209,10 +210,10 @@ class Collector:
                         discarding = mine[full[:, DISCARD_BASE:].any(axis=1)]
                         if discarding.size:
                             rows = np.searchsorted(mine, discarding)
-                            probs = MaskedCategorical(logits[rows].cpu(), torch.from_numpy(recorded[rows])).probs
-                            old_prob_buf[t, discarding] = probs.numpy()
+                            probs = under_recorded.probs[rows].numpy()
+                            old_prob_buf[t, discarding] = probs
                             action_adv_buf[t, discarding] = self.afterstate_advantages(
-                                discarding, to_act[discarding], full[rows], probs.numpy())
+                                discarding, to_act[discarding], full[rows], probs)
                 actions[mine] = chosen.numpy()
                 feature_buf[t, mine], mask_buf[t, mine] = features.numpy(), recorded
                 action_buf[t, mine], logp_buf[t, mine], value_buf[t, mine] = actions[mine], logp.numpy(), values.numpy()
