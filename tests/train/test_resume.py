@@ -66,14 +66,16 @@ def test_an_empty_config_is_refused(tmp_path):
 def test_a_safe_change_on_the_command_line_is_applied_and_logged(tmp_path, capsys):
     run = _run(tmp_path, "safe")
     assert main(["train", "--resume", str(run), "--set", "eval.every=3", "--set", "ppo.total_steps=1000",
-                 "--set", "ppo.ent_coef=0.005", "--set", "ppo.gae_lambda=0.8", "--no-progress"]) == 0
+                 "--set", "ppo.ent_coef=0.005", "--set", "ppo.gae_lambda=0.8", "--set", "ppo.lr=0.0001",
+                 "--no-progress"]) == 0
     assert "changed on resume" in capsys.readouterr().err
     log = (run / CHANGES_FILE).read_text()
     assert "eval.every 2 -> 3" in log and "ppo.total_steps 1500 -> 1000" in log and "ppo.ent_coef" in log
     assert load_config(run / "config.yaml").eval.every == 3
     assert load_config(run / "config.yaml").ppo.ent_coef == 0.005
     assert "ppo.gae_lambda 0.95 -> 0.8" in log and load_config(run / "config.yaml").ppo.gae_lambda == 0.8
-    assert main(["train", "--resume", str(run), "--set", "ppo.lr=0.1"]) == 2
+    assert "ppo.lr 0.0003 -> 0.0001" in log and load_config(run / "config.yaml").ppo.lr == 0.0001
+    assert main(["train", "--resume", str(run), "--set", "ppo.epochs=2"]) == 2
     assert "cannot change when a run resumes" in capsys.readouterr().err
     assert set(SAFE_ON_RESUME) >= {"eval.every", "ppo.total_steps", "threads", "time_limit"}
 

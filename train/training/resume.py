@@ -38,6 +38,8 @@ SAFE_ON_RESUME = {
     "checkpoint_every": "how often checkpoints are written",
     "keep_checkpoints": "how many are kept",
     "ppo.total_steps": "where the run ends (with anneal_lr the learning rate decays to 0 at the new total)",
+    "ppo.lr": "the learning rate of the updates from then on (with anneal_lr the schedule's start: the rate is "
+              "lr * (1 - decisions / total_steps); Adam's moments are kept)",
     "ppo.ent_coef": "the entropy bonus of the updates from then on (e.g. a lower one to finish a run)",
     "ppo.ent_final": "where the entropy bonus ends (it goes linearly there from ent_coef over total_steps)",
     "ppo.gae_lambda": "GAE's lambda for the rollouts to come (lower: the advantages lean more on the critic)",
