@@ -9,7 +9,7 @@ import pytest
 
 import ginenv
 from agents import make_agent
-from ginenv.game.actions import KNOCK_BASE
+from ginenv.game.actions import BIG_GIN, KNOCK_BASE
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -115,3 +115,38 @@ def test_draw_advantages_reads_a_runs_next_rollouts_by_kind_and_repeats_them(tmp
     assert other["by_kind"]["discard"]["decisions"] == kinds["discard"]["decisions"]
     assert other["by_kind"]["discard"]["std"] != kinds["discard"]["std"]
     assert "decisions" in script.text(first)
+
+
+def test_a_threshold_agent_knocks_only_at_or_below_its_deadwood_and_otherwise_plays_as_the_agent():
+    script = _script("knock_threshold")
+    from agents.neural.features import hand_deadwood
+    agent, limited = make_agent("greedy"), script.ThresholdAgent(make_agent("greedy"), 3)
+    held = knocked = 0
+    for seed in range(40):
+        env = ginenv.env()
+        env.reset(seed=seed)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = limited.act(obs)
+            deadwood = int(hand_deadwood(obs["observation"][None])[0])
+            may_knock = bool(obs["action_mask"][KNOCK_BASE:BIG_GIN].any())
+            is_knock = KNOCK_BASE <= action < BIG_GIN
+            if may_knock and deadwood > 3:
+                held += 1
+                assert not is_knock
+            else:
+                knocked += is_knock
+                assert action == agent.act(obs)
+            env.step(action)
+    assert held > 0 and knocked > 0
+
+
+def test_the_threshold_table_at_the_knock_limit_is_the_agent_as_it_is():
+    script = _script("knock_threshold")
+    from train.evaluation.evaluate import evaluate
+    results = script.score("greedy", "simple", [10], games=6, seed=2, ruleset="pagat")
+    plain = evaluate("greedy", "simple", 6, ruleset="pagat", seed=2, workers=1).results_dict()
+    assert results["knock_at_most_10"] == plain | {"agent_a": results["knock_at_most_10"]["agent_a"]}
