@@ -26,7 +26,7 @@ def _collector(*extra: str) -> Collector:
     torch.manual_seed(0)
     net = PolicyNet(cfg.policy)
     return Collector(cfg, net, League(cfg.league, seed=0, architecture=cfg.policy),
-                     critic=make_critic(cfg.critic, net.architecture.hidden))
+                     critic=make_critic(cfg.critic, net.architecture))
 
 
 def test_without_the_key_the_batch_carries_no_action_values():

@@ -31,9 +31,9 @@ from ginenv.game.privileged import PRIVILEGED_CARDS, PRIVILEGED_SIZE, write_priv
 from train.training.checkpoint import latest_full
 from train.training.collect import Collector
 from train.training.config import ConfigError, CriticConfig, LeagueConfig, load_config
-from train.training.critic import PrivilegedCritic
+from train.training.critic import PrivilegedCritic, make_critic
 from train.training.league import League
-from train.training.ppo import ppo_update, train
+from train.training.ppo import Trainer, ppo_update, train
 
 TINY = ["policy.hidden=32", "policy.card_dim=4", "critic.hidden=32", "env.num_envs=8", "ppo.rollout_steps=16",
         "eval.every=0", "eval.games=2", "eval.episode=hand", "eval.opponents=[random]", "eval.best_against=random",
@@ -86,11 +86,11 @@ def test_privileged_vector_is_zero_for_a_hand_that_is_over():
     assert not out.any()
 
 
-@pytest.fixture(scope="module")
-def networks():
+@pytest.fixture(scope="module", params=["shared", "own"])
+def networks(request):
     torch.manual_seed(0)
     net = PolicyNet().eval()
-    critic = PrivilegedCritic(CriticConfig(kind="privileged"), net.architecture.hidden).eval()
+    critic = make_critic(CriticConfig(kind="privileged", trunk=request.param), net.architecture).eval()
     return net, critic
 
 
@@ -123,7 +123,7 @@ def test_policy_is_blind_to_resampled_hidden_cards(networks):
             features = net.features(obs)
             h = net.encode(features)
             logits, _ = net.read_out(features, h)
-            values = critic(h, torch.from_numpy(np.stack([true_hidden, other_hidden])))
+            values = critic(h, torch.from_numpy(np.stack([true_hidden, other_hidden])), None, features)
         assert torch.equal(logits[0], logits[1])
         changed_value += bool(values[0] != values[1])
         checked += 1
@@ -230,3 +230,47 @@ def test_belief_needs_the_privileged_critic():
     with pytest.raises(ConfigError, match="critic.belief"):
         load_config(None, ["critic.belief=1.0"])
     assert load_config(None, []).critic.belief == 0.0  # off unless asked for
+
+
+@pytest.mark.parametrize("trunk, reaches_policy", [("shared", True), ("detached", False), ("own", False)])
+def test_critic_trunk_decides_whether_the_value_loss_reaches_the_policy(trunk, reaches_policy):
+    cfg = load_config(None, TINY + ["critic.kind=privileged", f"critic.trunk={trunk}"])
+    torch.manual_seed(0)
+    net = PolicyNet(cfg.policy)
+    critic = make_critic(cfg.critic, cfg.policy)
+    collector = Collector(cfg, net, League(LeagueConfig(opponents={"self": 1}), seed=0), critic=critic)
+    batch, _ = collector.collect(8, torch.Generator().manual_seed(0))
+    features = torch.from_numpy(batch.features)
+    values = critic(net.encode(features), torch.from_numpy(batch.privileged), None, features)
+    ((values - torch.from_numpy(batch.returns)) ** 2).mean().backward()
+    def moved(module: torch.nn.Module) -> bool:
+        return any(p.grad is not None and bool(p.grad.abs().sum() > 0) for p in module.parameters())
+    assert moved(critic.body)
+    assert moved(net.trunk) == reaches_policy
+
+
+def test_critic_trunk_needs_the_privileged_critic():
+    with pytest.raises(ConfigError, match="critic.trunk"):
+        load_config(None, ["critic.trunk=own"])
+    with pytest.raises(ConfigError, match="critic.trunk"):
+        load_config(None, ["critic.kind=privileged", "critic.trunk=separate"])
+    assert load_config(None, []).critic.trunk == "shared"
+
+
+@pytest.mark.parametrize("trunk", ["shared", "own"])
+def test_critic_warmup_trains_the_critic_and_leaves_the_policy_where_it_was(tmp_path, trunk):
+    overrides = TINY + ["critic.kind=privileged", f"critic.trunk={trunk}", "league.opponents={self: 1}",
+                        "ppo.total_steps=100000", "checkpoint_every=2"]
+    before = load_config(None, overrides + ["name=before", "ppo.critic_warmup=2"])
+    start = Trainer(before, tmp_path)
+    policy, critic = start.net.state_dict(), start.critic.state_dict()
+    start.close()
+    warm = train(before, out=tmp_path, progress_bar=False, stop_after=2)
+    trained = latest_full(warm / "checkpoints")
+    for key, value in policy.items():
+        assert torch.equal(value, trained["model"][key]), key
+    assert not all(torch.equal(value, trained["critic"][key]) for key, value in critic.items())
+    moved = train(load_config(None, overrides + ["name=moved", "ppo.critic_warmup=1"]), out=tmp_path,
+                  progress_bar=False, stop_after=2)
+    after = latest_full(moved / "checkpoints")["model"]
+    assert not all(torch.equal(value, after[key]) for key, value in policy.items())

@@ -204,7 +204,8 @@ class Collector:
                     logp = under_recorded.log_prob(chosen)
                     if self.critic is not None:  # the hidden cards reach the critic's value only
                         privileged_buf[t, mine] = self.venv.privileged()[mine]
-                        values = self.critic(h, torch.from_numpy(privileged_buf[t, mine]).to(device), self.precision)
+                        values = self.critic(h, torch.from_numpy(privileged_buf[t, mine]).to(device), self.precision,
+                                             on_device)
                     values = values.cpu()
                     if every:
                         discarding = mine[full[:, DISCARD_BASE:].any(axis=1)]
@@ -254,7 +255,8 @@ class Collector:
                 on_device = features.to(device)
                 h = self.net.encode(on_device, self.precision)
                 if self.critic is not None:
-                    theirs = self.critic(h, torch.from_numpy(after["privileged"][going]).to(device), self.precision)
+                    theirs = self.critic(h, torch.from_numpy(after["privileged"][going]).to(device), self.precision,
+                                         on_device)
                 else:
                     _, theirs = self.net.read_out(on_device, h, torch.from_numpy(after["masks"][going] > 0))
             shaping = self.cfg.shaping.deadwood * self.cfg.env.reward_scale

@@ -169,6 +169,11 @@ class PPOConfig:
     policy, as the sampled advantages are by their spread); per decision it weighs as much as the sampled term at
     ``1``.  It gives every card of a discard a signal free of the rest of the hand's noise, where the
     sampled advantage sees one card and all that noise.  Hand episodes only; ``0``: off."""
+    critic_warmup: int = 0
+    """Updates at the start of the run that train the value function alone: no policy loss and no entropy bonus,
+    and the value loss does not reach the policy's weights (its trunk included), so the policy does not move
+    while a new critic learns its values (e.g. after ``init`` from another run's policy, whose critic is not
+    carried over); ``0``: off."""
     forbid_as_choice: bool = False
     """With ``forbid_knock`` (a config error without it): record a decision whose knocks were taken out as if
     the policy had chosen to hold on among all its legal actions (the full mask, and the action's
@@ -219,6 +224,12 @@ class CriticConfig:
     """The privileged critic also reads three rule-derived numbers (the opponent's least deadwood,
     and the opponent's and the seat's own with the stock's next card added; see
     :mod:`ginenv.game.privileged`) beside the hidden cards; ``false``: the cards alone."""
+    trunk: str = "shared"
+    """What the privileged critic reads besides the hidden cards: ``shared``, the policy trunk's output, and
+    its value loss trains that trunk too (the policy's features serve both); ``detached``, the same output,
+    but the value loss stops at it (the policy's weights learn from the policy's loss alone); ``own``, the
+    policy's input features, through its own layers (``hidden`` x ``layers``), so it shares nothing with
+    the policy.  The policy files are the same either way."""
     belief: float = 0.0
     """Weight of an auxiliary loss that models the opponent (``0``: off; needs ``kind: privileged``): a
     head on the policy trunk's output predicts which cards the opponent holds, trained by binary
@@ -548,13 +559,14 @@ CHECKS: dict[str, Any] = {
     "ppo.ent_coef": _number(0, 10), "ppo.ent_final": _optional(_number(0, 10)),
     "ppo.vf_coef": _number(0, 100), "ppo.max_grad_norm": _number(0, 1e6, open_low=True),
     "ppo.target_kl": _optional(_number(0, 100, open_low=True)), "ppo.forbid_knock": _number(0, 0.99),
-    "ppo.forbid_as_choice": _flag, "ppo.knock_ent_coef": _number(0, 10),
+    "ppo.forbid_as_choice": _flag, "ppo.critic_warmup": _int(0, 10**9), "ppo.knock_ent_coef": _number(0, 10),
     "ppo.afterstate_coef": _number(0, 10),
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
     "league.history": _int(0, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
     "critic.kind": _choice("policy", "privileged"), "critic.hidden": _int(1, 4096), "critic.layers": _int(1, 16),
-    "critic.deadwoods": _flag, "critic.belief": _number(0, 100), "shaping.deadwood": _number(0, 100),
+    "critic.deadwoods": _flag, "critic.trunk": _choice("shared", "detached", "own"),
+    "critic.belief": _number(0, 100), "shaping.deadwood": _number(0, 100),
     "clone.agent": _optional(_agent_spec), "clone.decisions": _int(1, 10**8), "clone.epochs": _int(1, 1000),
     "clone.lr": _number(0, 1, open_low=True), "clone.chunk": _int(1, 10**7), "clone.workers": _int(1, 256),
     "clone.knock_weight": _number(0, 1000, open_low=True), "clone.anneal_lr": _flag, "clone.augment": _flag,
@@ -830,6 +842,10 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
         if cfg.clone.held_out >= chunks:
             raise ConfigError(f"clone.held_out: must leave at least one of the {chunks} chunks of clone.decisions "
                               f"for training, got {cfg.clone.held_out}")
+    with _blame(origin, "critic.trunk", "critic.kind"):
+        if cfg.critic.trunk != "shared" and cfg.critic.kind != "privileged":
+            raise ConfigError("critic.trunk: needs critic.kind 'privileged' (the policy's own value head reads "
+                              f"its trunk), got {cfg.critic.kind!r}")
     with _blame(origin, "critic.belief", "critic.kind"):
         if cfg.critic.belief > 0 and cfg.critic.kind != "privileged":
             raise ConfigError("critic.belief: needs critic.kind 'privileged' (the head learns from the hidden "

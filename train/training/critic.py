@@ -25,31 +25,44 @@ from typing import Optional
 import torch
 from torch import nn
 
-from agents.neural.policy import orthogonal_linear, relu_mlp
+from agents.neural.policy import FEATURES, Architecture, orthogonal_linear, relu_mlp
 from agents.neural.precision import autocast
 from ginenv.game.privileged import OPPONENT_HAND, PRIVILEGED_CARDS, PRIVILEGED_SIZE
 from train.training.config import CriticConfig
 
 
 class PrivilegedCritic(nn.Module):
-    """``value [B]`` from the policy trunk's ``h [B, trunk_width]`` and ``privileged [B, PRIVILEGED_SIZE]``."""
+    """``value [B]`` from the policy trunk's ``h [B, trunk_width]`` (or with ``critic.trunk: own`` the policy's
+    input ``features [B, features_width]``) and ``privileged [B, PRIVILEGED_SIZE]``."""
 
-    def __init__(self, cfg: CriticConfig, trunk_width: int) -> None:
+    def __init__(self, cfg: CriticConfig, trunk_width: int, features_width: int = 0) -> None:
         super().__init__()
         self.reads = PRIVILEGED_SIZE if cfg.deadwoods else PRIVILEGED_CARDS
         """How many leading numbers of the privileged vector it reads (``critic.deadwoods``)."""
-        self.body = relu_mlp(trunk_width + self.reads, cfg.hidden, cfg.layers)
+        self.trunk = cfg.trunk
+        """``shared``, ``detached`` or ``own`` (``critic.trunk``)."""
+        if self.trunk == "own" and features_width <= 0:
+            raise ValueError("critic.trunk 'own' needs the width of the policy's input features")
+        self.body = relu_mlp((features_width if self.trunk == "own" else trunk_width) + self.reads, cfg.hidden,
+                             cfg.layers)
         self.value_out = orthogonal_linear(cfg.hidden, 1, std=1.0)
         self.belief = cfg.belief
         """Weight of the opponent-model loss (``critic.belief``); its head exists only when it is on."""
         if cfg.belief > 0:
             self.belief_out = orthogonal_linear(trunk_width, OPPONENT_HAND, std=0.01)
 
-    def forward(self, h: torch.Tensor, privileged: torch.Tensor,
-                precision: Optional[torch.dtype] = None) -> torch.Tensor:
-        """Values (float32); ``precision``: the autocast dtype of the body's products (None: float32)."""
+    def forward(self, h: torch.Tensor, privileged: torch.Tensor, precision: Optional[torch.dtype] = None,
+                features: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """Values (float32) from the trunk's ``h`` and the policy's input ``features`` (read instead of ``h`` with
+        ``critic.trunk: own``); ``precision``: the autocast dtype of the body's products (None: float32)."""
+        if self.trunk == "own":
+            if features is None:
+                raise ValueError("a critic with its own trunk reads the policy's input features; none were given")
+            reads = features
+        else:
+            reads = h.detach() if self.trunk == "detached" else h
         with autocast(h.device, precision):
-            body = self.body(torch.cat([h, privileged[:, :self.reads]], dim=1))
+            body = self.body(torch.cat([reads, privileged[:, :self.reads]], dim=1))
         return self.value_out(body.float()).squeeze(-1)
 
     def belief_loss(self, h: torch.Tensor, privileged: torch.Tensor) -> torch.Tensor:
@@ -59,6 +72,7 @@ class PrivilegedCritic(nn.Module):
         return nn.functional.binary_cross_entropy_with_logits(logits, privileged[:, :OPPONENT_HAND])
 
 
-def make_critic(cfg: CriticConfig, trunk_width: int) -> Optional[PrivilegedCritic]:
-    """The privileged critic of ``cfg``, or None when the policy's own value head is the critic."""
-    return PrivilegedCritic(cfg, trunk_width) if cfg.kind == "privileged" else None
+def make_critic(cfg: CriticConfig, policy: Architecture) -> Optional[PrivilegedCritic]:
+    """The privileged critic of ``cfg`` beside a policy network of ``policy``'s architecture, or None when
+    the policy's own value head is the critic."""
+    return PrivilegedCritic(cfg, policy.hidden, FEATURES[policy.kind]) if cfg.kind == "privileged" else None

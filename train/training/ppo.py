@@ -111,7 +111,7 @@ def action_advantage_scale(old_probs: torch.Tensor, advantages: torch.Tensor) ->
 
 def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
                generator: torch.Generator, critic: Optional[PrivilegedCritic] = None,
-               precision: Optional[torch.dtype] = None) -> dict[str, float]:
+               precision: Optional[torch.dtype] = None, critic_only: bool = False) -> dict[str, float]:
     """``cfg.epochs`` passes of clipped-PPO minibatch updates over ``batch``; returns the
     mean losses, entropy, approximate KL, clip fraction and explained variance.  With a
     ``critic`` the value loss trains it (on ``batch.privileged``) instead of ``net``'s value head,
@@ -119,7 +119,8 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     ``cfg.knock_ent_coef`` so does the bonus of :func:`knock_entropy` (reported as ``knock_entropy``), and with
     ``cfg.afterstate_coef`` the all-action term of :func:`expected_clipped_loss` (``afterstate_loss``).
     ``precision``: the autocast dtype of the trunks' products (:mod:`agents.neural.precision`;
-    None: float32); the logits, values, losses and gradients are float32 either way."""
+    None: float32); the logits, values, losses and gradients are float32 either way.  ``critic_only``: the
+    value loss alone, and it does not reach the policy's weights (``ppo.critic_warmup``)."""
     device = module_device(net)
     b_features, b_masks, b_actions, b_logprobs, b_advantages, b_returns, b_values, b_privileged, b_old_probs, \
         b_action_adv = (torch.from_numpy(array).to(device) for array in (
@@ -141,9 +142,11 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
             mb = order[start:start + mb_size]
             features = b_features[mb]
             h = net.encode(features, precision)
+            if critic_only:
+                h = h.detach()
             logits, values = net.read_out(features, h, b_masks[mb])
             if critic is not None:
-                values = critic(h, b_privileged[mb], precision)
+                values = critic(h, b_privileged[mb], precision, features)
             dist = MaskedCategorical(logits, b_masks[mb])
             logratio = dist.log_prob(b_actions[mb]) - b_logprobs[mb]
             ratio = logratio.exp()
@@ -161,18 +164,20 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                 value_loss = 0.5 * ((values - b_returns[mb]) ** 2).mean()
             entropy = dist.entropy().mean()
             loss = policy_loss - cfg.ent_coef * entropy + cfg.vf_coef * value_loss
-            if cfg.knock_ent_coef:
+            if critic_only:
+                loss = cfg.vf_coef * value_loss
+            elif cfg.knock_ent_coef:
                 split = knock_entropy(dist)
                 loss = loss - cfg.knock_ent_coef * split
                 sums["knock_entropy"] += float(split.detach())
-            if all_actions:
+            if all_actions and not critic_only:
                 mb_action_adv = b_action_adv[mb]
                 if cfg.norm_adv:
                     mb_action_adv = mb_action_adv / action_advantage_scale(b_old_probs[mb], mb_action_adv)
                 every = expected_clipped_loss(dist.probs, b_old_probs[mb], mb_action_adv, cfg.clip)
                 loss = loss + cfg.afterstate_coef * every
                 sums["afterstate_loss"] += float(every.detach())
-            if believing:
+            if believing and not critic_only:
                 belief_loss = critic.belief_loss(h, b_privileged[mb])
                 loss = loss + critic.belief * belief_loss
                 sums["belief_loss"] += float(belief_loss.detach())
@@ -242,7 +247,7 @@ class Trainer:
         self.device = resolve_device(cfg.device)
         self.precision = resolve_precision(cfg.precision, self.device)
         self.net = PolicyNet(cfg.policy).to(self.device)
-        self.critic = make_critic(cfg.critic, cfg.policy.hidden)
+        self.critic = make_critic(cfg.critic, cfg.policy)
         if self.critic is not None:
             self.critic.to(self.device)
         learned = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else ())]
@@ -297,7 +302,8 @@ class Trainer:
         self.net.train()
         ent_coef = entropy_coef(cfg.ppo, progress.global_step)
         metrics = (ppo_update(self.net, self.optimizer, batch, replace(cfg.ppo, ent_coef=ent_coef), self.generator,
-                              self.critic, self.precision) if len(batch) else {})
+                              self.critic, self.precision, critic_only=progress.update < cfg.ppo.critic_warmup)
+                   if len(batch) else {})
         finished = time.perf_counter()
         progress.update += 1
         progress.global_step += len(batch)

@@ -127,7 +127,7 @@ class RolloutShard:
     def __init__(self, cfg: RunConfig, index: int, num_envs: int) -> None:
         cfg = replace(cfg, seed=shard_seed(cfg.seed, index))
         self.net = PolicyNet(cfg.policy).eval()
-        self.critic = make_critic(cfg.critic, cfg.policy.hidden)
+        self.critic = make_critic(cfg.critic, cfg.policy)
         self.league = ShardLeague(cfg.league, cfg.seed, cfg.policy)
         self.collector = Collector(cfg, self.net, self.league, num_envs, self.critic)
         self.generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 3))
