@@ -281,7 +281,7 @@ def test_cli_train_writes_a_run_and_refuses_bad_keys(tmp_path, capsys):
     assert (tmp_path / "cli" / "config.yaml").is_file()
     assert main(args) == 2 and "already holds a run" in capsys.readouterr().err
     assert main(["train", "--set", "ppo.nope=1"]) == 2 and "ppo.nope" in capsys.readouterr().err
-    assert main(["train", "--resume", str(tmp_path / "cli"), "--set", "ppo.lr=0.1"]) == 2
+    assert main(["train", "--resume", str(tmp_path / "cli"), "--set", "ppo.epochs=2"]) == 2
     assert main(["train", "--list-keys"]) == 0 and "ppo.clip" in capsys.readouterr().out
     assert main(["curves", str(tmp_path / "cli")]) == 0
     rows = (tmp_path / "cli" / "curves.csv").read_text().splitlines()
