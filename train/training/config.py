@@ -169,6 +169,15 @@ class PPOConfig:
     policy, as the sampled advantages are by their spread); per decision it weighs as much as the sampled term at
     ``1``.  It gives every card of a discard a signal free of the rest of the hand's noise, where the
     sampled advantage sees one card and all that noise.  Hand episodes only; ``0``: off."""
+    magnet_coef: float = 0.0
+    """Weight of a penalty on the policy's divergence KL(policy || magnet) from a *magnet* policy, the
+    exponential moving average of its own past weights (``magnet_tau``): magnetic mirror descent, the
+    regularised self-play that damps the cycling of plain policy gradients in two-player zero-sum games
+    (Sokota et al. 2022; an EMA magnet: Maidment et al. 2026).  The entropy bonus is the same penalty with
+    the uniform policy as the magnet.  ``0``: off."""
+    magnet_tau: float = 0.01
+    """How far the magnet's weights move towards the policy's after each update (``magnet_coef``): the
+    magnet averages the policy over about ``1 / magnet_tau`` updates."""
     critic_warmup: int = 0
     """Updates at the start of the run that train the value function alone: no policy loss and no entropy bonus,
     and the value loss does not reach the policy's weights (its trunk included), so the policy does not move
@@ -559,8 +568,9 @@ CHECKS: dict[str, Any] = {
     "ppo.ent_coef": _number(0, 10), "ppo.ent_final": _optional(_number(0, 10)),
     "ppo.vf_coef": _number(0, 100), "ppo.max_grad_norm": _number(0, 1e6, open_low=True),
     "ppo.target_kl": _optional(_number(0, 100, open_low=True)), "ppo.forbid_knock": _number(0, 0.99),
-    "ppo.forbid_as_choice": _flag, "ppo.critic_warmup": _int(0, 10**9), "ppo.knock_ent_coef": _number(0, 10),
-    "ppo.afterstate_coef": _number(0, 10),
+    "ppo.forbid_as_choice": _flag, "ppo.critic_warmup": _int(0, 10**9),
+    "ppo.magnet_coef": _number(0, 100), "ppo.magnet_tau": _number(0, 1, open_low=True),
+    "ppo.knock_ent_coef": _number(0, 10), "ppo.afterstate_coef": _number(0, 10),
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
     "league.history": _int(0, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),

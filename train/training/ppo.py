@@ -80,6 +80,36 @@ def knock_entropy(dist: MaskedCategorical) -> torch.Tensor:
     return -(log_knock.exp() * log_knock + log_other.exp() * log_other).mean()
 
 
+def magnet_divergence(dist: MaskedCategorical, magnet_logits: torch.Tensor) -> torch.Tensor:
+    """Mean KL(policy || magnet) over the rows, each over its legal actions (the magnet's logits masked
+    alike): the penalty of ``ppo.magnet_coef``.  With a uniform magnet it is the entropy bonus's penalty
+    (log of the legal count minus the entropy).
+
+    >>> mask = torch.ones(1, 108, dtype=torch.bool)
+    >>> round(float(magnet_divergence(MaskedCategorical(torch.zeros(1, 108), mask), torch.zeros(1, 108))), 6)
+    0.0
+    >>> mask[0, 2:] = False
+    >>> policy = MaskedCategorical(torch.tensor([[0.0, 10.0] + [0.0] * 106]), mask)
+    >>> round(float(magnet_divergence(policy, torch.zeros(1, 108))), 3)  # nearly sure of one of two: log 2
+    0.693
+    """
+    magnet = MaskedCategorical(magnet_logits, dist.mask)
+    gap = dist.log_probs_all - magnet.log_probs_all
+    return torch.where(dist.mask, dist.probs * gap, torch.zeros_like(gap)).sum(-1).mean()
+
+
+@torch.no_grad()
+def follow(magnet: PolicyNet, net: PolicyNet, tau: float) -> None:
+    """Move each of ``magnet``'s weights a share ``tau`` of the way to ``net``'s (an exponential moving average).
+
+    >>> a, b = PolicyNet(), PolicyNet()
+    >>> follow(a, b, 1.0); all(torch.equal(x, y) for x, y in zip(a.parameters(), b.parameters()))
+    True
+    """
+    for mine, theirs in zip(magnet.parameters(), net.parameters()):
+        mine.lerp_(theirs, tau)
+
+
 def expected_clipped_loss(probs: torch.Tensor, old_probs: torch.Tensor, advantages: torch.Tensor,
                           clip: float) -> torch.Tensor:
     """PPO's clipped surrogate taken in expectation over every action under the old policy instead of
@@ -111,7 +141,8 @@ def action_advantage_scale(old_probs: torch.Tensor, advantages: torch.Tensor) ->
 
 def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
                generator: torch.Generator, critic: Optional[PrivilegedCritic] = None,
-               precision: Optional[torch.dtype] = None, critic_only: bool = False) -> dict[str, float]:
+               precision: Optional[torch.dtype] = None, critic_only: bool = False,
+               magnet: Optional[PolicyNet] = None) -> dict[str, float]:
     """``cfg.epochs`` passes of clipped-PPO minibatch updates over ``batch``; returns the
     mean losses, entropy, approximate KL, clip fraction and explained variance.  With a
     ``critic`` the value loss trains it (on ``batch.privileged``) instead of ``net``'s value head,
@@ -120,7 +151,8 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     ``cfg.afterstate_coef`` the all-action term of :func:`expected_clipped_loss` (``afterstate_loss``).
     ``precision``: the autocast dtype of the trunks' products (:mod:`agents.neural.precision`;
     None: float32); the logits, values, losses and gradients are float32 either way.  ``critic_only``: the
-    value loss alone, and it does not reach the policy's weights (``ppo.critic_warmup``)."""
+    value loss alone, and it does not reach the policy's weights (``ppo.critic_warmup``).  With a ``magnet``
+    and ``cfg.magnet_coef`` the penalty of :func:`magnet_divergence` joins the total (``magnet_kl``)."""
     device = module_device(net)
     b_features, b_masks, b_actions, b_logprobs, b_advantages, b_returns, b_values, b_privileged, b_old_probs, \
         b_action_adv = (torch.from_numpy(array).to(device) for array in (
@@ -131,9 +163,10 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     size = len(batch)
     mb_size = max(1, math.ceil(size / cfg.minibatches))
     believing = critic is not None and critic.belief > 0
+    attracted = magnet is not None and cfg.magnet_coef > 0
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0,
             **({"belief_loss": 0.0} if believing else {}), **({"knock_entropy": 0.0} if cfg.knock_ent_coef else {}),
-            **({"afterstate_loss": 0.0} if all_actions else {})}
+            **({"afterstate_loss": 0.0} if all_actions else {}), **({"magnet_kl": 0.0} if attracted else {})}
     count = 0
     for _ in range(cfg.epochs):
         order = torch.randperm(size, generator=generator).to(device)
@@ -177,6 +210,12 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                 every = expected_clipped_loss(dist.probs, b_old_probs[mb], mb_action_adv, cfg.clip)
                 loss = loss + cfg.afterstate_coef * every
                 sums["afterstate_loss"] += float(every.detach())
+            if attracted and not critic_only:
+                with torch.no_grad():
+                    magnet_logits, _ = magnet.read_out(features, magnet.encode(features, precision), b_masks[mb])
+                divergence = magnet_divergence(dist, magnet_logits)
+                loss = loss + cfg.magnet_coef * divergence
+                sums["magnet_kl"] += float(divergence.detach())
             if believing and not critic_only:
                 belief_loss = critic.belief_loss(h, b_privileged[mb])
                 loss = loss + critic.belief * belief_loss
@@ -252,6 +291,7 @@ class Trainer:
             self.critic.to(self.device)
         learned = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else ())]
         self.optimizer = torch.optim.Adam(learned, lr=cfg.ppo.lr, eps=1e-5)
+        self.magnet = self._new_magnet() if cfg.ppo.magnet_coef > 0 else None
         self.league = League(cfg.league, cfg.seed, cfg.policy)
         self.collector = make_collector(cfg, self.net, self.league, self.critic)
         self.generator = torch.Generator().manual_seed(derive_seed(cfg.seed, 3))
@@ -267,12 +307,21 @@ class Trainer:
                 "league": self.league.state(), "collector": self.collector.state(),
                 "generator": self.generator.get_state(), "eval": self.last_eval,
                 **({"run_id": self.run_id} if self.run_id is not None else {}),
-                **({"critic": self.critic.state_dict()} if self.critic is not None else {})}
+                **({"critic": self.critic.state_dict()} if self.critic is not None else {}),
+                **({"magnet": self.magnet.state_dict()} if self.magnet is not None else {})}
+
+    def _new_magnet(self) -> PolicyNet:
+        """A magnet (``ppo.magnet_coef``) at the policy's present weights, outside the optimizer."""
+        magnet = PolicyNet(self.cfg.policy).to(self.device)
+        magnet.load_state_dict(self.net.state_dict())
+        return magnet.requires_grad_(False).eval()
 
     def load(self, data: dict[str, Any]) -> None:
         self.net.load_state_dict(data["model"])
         if self.critic is not None:
             self.critic.load_state_dict(data["critic"])
+        if self.magnet is not None:  # a run given a magnet on resume starts it at the policy it resumes
+            self.magnet.load_state_dict(data.get("magnet", data["model"]))
         self.optimizer.load_state_dict(data["optimizer"])
         self.progress = Progress(data["update"], data["global_step"], data["best"])
         self.league.load_state(data["league"], data["update"])
@@ -302,8 +351,10 @@ class Trainer:
         self.net.train()
         ent_coef = entropy_coef(cfg.ppo, progress.global_step)
         metrics = (ppo_update(self.net, self.optimizer, batch, replace(cfg.ppo, ent_coef=ent_coef), self.generator,
-                              self.critic, self.precision, critic_only=progress.update < cfg.ppo.critic_warmup)
-                   if len(batch) else {})
+                              self.critic, self.precision, critic_only=progress.update < cfg.ppo.critic_warmup,
+                              magnet=self.magnet) if len(batch) else {})
+        if self.magnet is not None:
+            follow(self.magnet, self.net, cfg.ppo.magnet_tau)
         finished = time.perf_counter()
         progress.update += 1
         progress.global_step += len(batch)
@@ -346,8 +397,8 @@ class Trainer:
 
 
 def _log(writer: SummaryWriter, metrics: dict[str, float], step: int) -> None:
-    losses = {"policy_loss", "value_loss", "belief_loss", "entropy", "knock_entropy", "afterstate_loss", "approx_kl",
-              "clip_fraction", "explained_variance"}
+    losses = {"policy_loss", "value_loss", "belief_loss", "entropy", "knock_entropy", "afterstate_loss", "magnet_kl",
+              "approx_kl", "clip_fraction", "explained_variance"}
     for key, value in metrics.items():
         if value == value:  # skip nan
             writer.add_scalar(("losses/" if key in losses else "charts/") + key, value, step)

@@ -45,6 +45,9 @@ SAFE_ON_RESUME = {
     "ppo.gae_lambda": "GAE's lambda for the rollouts to come (lower: the advantages lean more on the critic)",
     "ppo.afterstate_coef": "the weight of the update that values every legal action of each discard (the rollouts "
                            "to come then also value the afterstates; no random draw changes)",
+    "ppo.magnet_coef": "the weight of the magnet's divergence penalty from then on (a run without a magnet "
+                       "starts one at the policy as it is)",
+    "ppo.magnet_tau": "how fast the magnet follows the policy from then on",
     "eval.every": "how often the policy is evaluated",
     "eval.games": "games per evaluation",
     "eval.opponents": "who the evaluations play",
