@@ -3,7 +3,8 @@ exponential moving average of the policy's own weights (magnetic mirror descent 
 
 * the penalty alone pulls the policy towards the magnet;
 * after each update the magnet's weights move ``magnet_tau`` of the way to the policy's;
-* a run with a magnet resumes exactly, and a magnet given on resume starts at the policy it resumes.
+* a run with a magnet resumes exactly, and a magnet given on resume starts at the policy it resumes;
+* a run from ``init`` starts its magnet at the init policy, not at fresh weights.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 import torch
 
 from agents.neural.masked import MaskedCategorical
-from agents.neural.policy import PolicyNet
+from agents.neural.policy import PolicyNet, read_checkpoint
 from train.cli import main
 from train.training.checkpoint import latest_full
 from train.training.collect import Collector
@@ -89,4 +90,15 @@ def test_a_magnet_given_on_resume_starts_at_the_policy_it_resumes(tmp_path: Path
     assert "ppo.magnet_coef 0.0 -> 0.2" in (run / CHANGES_FILE).read_text()
     full = latest_full(run / "checkpoints")
     for key, value in resumed_from.items():
+        assert torch.allclose(full["magnet"][key], value + 0.5 * (full["model"][key] - value), atol=1e-6), key
+
+
+def test_a_run_from_init_starts_its_magnet_at_the_init_policy(tmp_path):
+    source = train(load_config(None, TINY + ["name=source"]), out=tmp_path, progress_bar=False, stop_after=2)
+    start = read_checkpoint(source / "final.pt")["model"]
+    run = train(load_config(None, TINY + ["name=from_init", f"init={source / 'final.pt'}", "ppo.magnet_coef=0.1",
+                                          "ppo.magnet_tau=0.5", "seed=9"]), out=tmp_path, progress_bar=False,
+                stop_after=1)
+    full = latest_full(run / "checkpoints")
+    for key, value in start.items():
         assert torch.allclose(full["magnet"][key], value + 0.5 * (full["model"][key] - value), atol=1e-6), key

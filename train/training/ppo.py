@@ -577,7 +577,7 @@ def warm_start(trainer: Trainer, progress_bar: bool = False) -> None:
     """A new run's first weights: ``init``'s checkpoint, else a behaviour-cloned policy when
     ``clone.agent`` is set (its figures go to ``clone.json`` and, epoch by epoch, to TensorBoard's
     ``clone/`` scalars; its weights to ``clone.pt``), else the
-    fresh ones."""
+    fresh ones.  A magnet (``ppo.magnet_coef``) starts at those weights."""
     cfg = trainer.cfg
     if cfg.init is not None:
         trainer.net.load_state_dict(load_policy(cfg.init).state_dict())
@@ -587,6 +587,8 @@ def warm_start(trainer: Trainer, progress_bar: bool = False) -> None:
             metrics = clone(trainer.net, cfg, progress_bar, folder, on_epoch=lambda m: _log_clone(writer, m))
         (trainer.run_dir / "clone.json").write_text(json.dumps(metrics, indent=1), encoding="utf-8")
         checkpoint.save_policy(trainer.net, trainer.run_dir / "clone.pt")
+    if trainer.magnet is not None:  # the magnet starts where the policy starts
+        trainer.magnet.load_state_dict(trainer.net.state_dict())
 
 
 def _headline(metrics: dict[str, float], last_eval: dict[str, Any]) -> dict[str, str]:
