@@ -31,6 +31,7 @@ from agents.neural.features import hand_deadwood  # noqa: E402
 from agents.registry import register  # noqa: E402
 from ginenv.game.actions import BIG_GIN, KNOCK_BASE  # noqa: E402
 from train.evaluation.evaluate import evaluate  # noqa: E402
+from train.training.collect import without_knocks  # noqa: E402
 
 
 def without_high_knocks(observations: np.ndarray, masks: np.ndarray, threshold: int) -> np.ndarray:
@@ -44,13 +45,10 @@ def without_high_knocks(observations: np.ndarray, masks: np.ndarray, threshold: 
     True
     """
     masks = np.asarray(masks)
-    knocks = masks[:, KNOCK_BASE:BIG_GIN].any(axis=1)
-    others = masks.copy()
-    others[:, KNOCK_BASE:BIG_GIN] = 0
-    hold = knocks & others.any(axis=1)
-    if hold.any():
-        hold[hold] = hand_deadwood(np.asarray(observations)[hold]) > threshold
-    return np.where(hold[:, None], others, masks)
+    high = masks[:, KNOCK_BASE:BIG_GIN].any(axis=1)  # the deadwood matters only where knocking is legal
+    if high.any():
+        high[high] = hand_deadwood(np.asarray(observations)[high]) > threshold
+    return without_knocks(masks, high)
 
 
 class ThresholdAgent:

@@ -111,12 +111,22 @@ def forbid_knocks(masks: np.ndarray, chance: float, generator: torch.Generator) 
     >>> out[:, 55].tolist(), out[:, 3].tolist(), masks[:, 55].tolist()
     ([False, False], [True, True], [True, True])
     """
-    knocks = masks[:, KNOCK_BASE:BIG_GIN]
-    others = masks.copy()
-    others[:, KNOCK_BASE:BIG_GIN] = False
     drawn = torch.rand(len(masks), generator=generator).numpy() < chance
-    forbid = drawn & knocks.any(axis=1) & others.any(axis=1)
-    return np.where(forbid[:, None], others, masks)
+    return without_knocks(masks, drawn)
+
+
+def without_knocks(masks: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``masks`` (``[B, 108]``) with the knocks (discarding face down; not big gin) made illegal in the
+    rows picked by ``rows`` (bool ``[B]``), except where nothing else would be legal.  The input is not changed.
+
+    >>> masks = np.zeros((3, 108), dtype=bool); masks[:, [3, 55]] = True; masks[2, 3] = False
+    >>> without_knocks(masks, np.array([True, False, True]))[:, 55].tolist()
+    [False, True, True]
+    """
+    others = masks.copy()
+    others[:, KNOCK_BASE:BIG_GIN] = 0
+    drop = rows & masks[:, KNOCK_BASE:BIG_GIN].any(axis=1) & others.any(axis=1)
+    return np.where(drop[:, None], others, masks)
 
 
 class Collector:
