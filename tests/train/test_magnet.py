@@ -2,6 +2,7 @@
 exponential moving average of the policy's own weights (magnetic mirror descent with an EMA magnet).
 
 * the penalty alone pulls the policy towards the magnet;
+* the magnet's logits, taken once per update in chunks, are each row's own logits;
 * after each update the magnet's weights move ``magnet_tau`` of the way to the policy's;
 * a run with a magnet resumes exactly, and a magnet given on resume starts at the policy it resumes;
 * a run from ``init`` starts its magnet at the init policy, not at fresh weights.
@@ -21,7 +22,7 @@ from train.training.checkpoint import latest_full
 from train.training.collect import Collector
 from train.training.config import LeagueConfig, load_config
 from train.training.league import League
-from train.training.ppo import Trainer, magnet_divergence, ppo_update, train
+from train.training.ppo import Trainer, magnet_divergence, magnet_logits, ppo_update, train
 from train.training.resume import CHANGES_FILE
 
 TINY = ["policy.hidden=16", "policy.card_dim=4", "env.num_envs=8", "ppo.rollout_steps=12", "ppo.total_steps=100000",
@@ -53,6 +54,19 @@ def test_the_penalty_alone_pulls_the_policy_towards_the_magnet():
         metrics = ppo_update(net, optimizer, batch, cfg.ppo, torch.Generator().manual_seed(1), magnet=magnet)
     assert metrics["magnet_kl"] > 0
     assert _divergence(net, magnet, features, masks) < 0.5 * before
+
+
+def test_the_magnets_logits_taken_in_chunks_are_each_rows_own_logits():
+    cfg = load_config(None, TINY)
+    torch.manual_seed(0)
+    magnet = PolicyNet(cfg.policy).eval()
+    batch, _ = Collector(cfg, PolicyNet(cfg.policy), League(LeagueConfig(opponents={"self": 1}), seed=0)).collect(
+        12, torch.Generator().manual_seed(0))
+    features, masks = torch.from_numpy(batch.features), torch.from_numpy(batch.masks)
+    with torch.no_grad():
+        whole, _ = magnet.head(features, masks)
+    for chunk in (1, 7, len(features), 10 * len(features)):
+        assert torch.allclose(magnet_logits(magnet, features, masks, None, chunk), whole, atol=1e-5), chunk
 
 
 def test_the_magnet_moves_a_share_tau_of_the_way_to_the_policy_after_each_update(tmp_path):

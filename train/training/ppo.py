@@ -99,6 +99,16 @@ def magnet_divergence(dist: MaskedCategorical, magnet_logits: torch.Tensor) -> t
 
 
 @torch.no_grad()
+def magnet_logits(magnet: PolicyNet, features: torch.Tensor, masks: torch.Tensor, precision: Optional[torch.dtype],
+                  chunk: int) -> torch.Tensor:
+    """The magnet's logits for every row of an update's batch, ``chunk`` rows at a time: the magnet does not
+    move during an update, so one pass serves all of its epochs."""
+    parts = [magnet.read_out(features[start:start + chunk], magnet.encode(features[start:start + chunk], precision),
+                             masks[start:start + chunk])[0] for start in range(0, len(features), chunk)]
+    return torch.cat(parts)
+
+
+@torch.no_grad()
 def follow(magnet: PolicyNet, net: PolicyNet, tau: float) -> None:
     """Move each of ``magnet``'s weights a share ``tau`` of the way to ``net``'s (an exponential moving average).
 
@@ -167,6 +177,8 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0,
             **({"belief_loss": 0.0} if believing else {}), **({"knock_entropy": 0.0} if cfg.knock_ent_coef else {}),
             **({"afterstate_loss": 0.0} if all_actions else {}), **({"magnet_kl": 0.0} if attracted else {})}
+    b_magnet_logits = magnet_logits(magnet, b_features, b_masks, precision, mb_size) \
+        if attracted and not critic_only else None
     count = 0
     for _ in range(cfg.epochs):
         order = torch.randperm(size, generator=generator).to(device)
@@ -210,10 +222,8 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                 every = expected_clipped_loss(dist.probs, b_old_probs[mb], mb_action_adv, cfg.clip)
                 loss = loss + cfg.afterstate_coef * every
                 sums["afterstate_loss"] += float(every.detach())
-            if attracted and not critic_only:
-                with torch.no_grad():
-                    magnet_logits, _ = magnet.read_out(features, magnet.encode(features, precision), b_masks[mb])
-                divergence = magnet_divergence(dist, magnet_logits)
+            if b_magnet_logits is not None:
+                divergence = magnet_divergence(dist, b_magnet_logits[mb])
                 loss = loss + cfg.magnet_coef * divergence
                 sums["magnet_kl"] += float(divergence.detach())
             if believing and not critic_only:
