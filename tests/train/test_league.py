@@ -10,9 +10,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.neural.masked import MaskedCategorical
 from agents.neural.policy import Architecture, PolicyNet
 from train.cli import main
-from train.training.config import LeagueConfig
+from train.training.collect import Collector
+from train.training.config import LeagueConfig, load_config
 from train.training.league import SNAPSHOT, League, leaving
 
 SMALL = Architecture(hidden=8, card_dim=2)
@@ -131,3 +133,35 @@ def test_the_league_command_prints_the_pool_of_a_runs_newest_checkpoint(tmp_path
     assert sum(snap["chance"] for snap in report["snapshots"]) == pytest.approx(1.0, abs=1e-3)
     assert f"at update {report['update']:,}" in out and "league.history 3" in out
     assert main(["league", str(tmp_path)]) == 2 and "not a run folder" in capsys.readouterr().err
+
+
+def test_each_game_against_a_snapshot_is_played_with_that_snapshots_own_weights_on_its_own_position():
+    """The collector reads the features of all snapshot games of a step at once; each game's action is the one its own
+    snapshot draws on its own position (the snapshots drawing in turn from the run's generator)."""
+    cfg = load_config(None, ["policy.hidden=8", "policy.card_dim=2", "env.num_envs=32",
+                             "league.opponents={snapshot: 1}", "league.pfsp=0", "precision=fp32"])
+    league = League(cfg.league, seed=3, architecture=cfg.policy)
+    for k in range(4):  # weights scaled up, so that the snapshots' choices differ
+        torch.manual_seed(k)
+        net = PolicyNet(cfg.policy)
+        with torch.no_grad():
+            for parameter in net.parameters():
+                parameter.mul_(5.0)
+        league.add_snapshot(net.state_dict(), update=k)
+    collector = Collector(cfg, PolicyNet(cfg.policy), league)
+    generator, checked = torch.Generator().manual_seed(0), 0
+    for _ in range(30):
+        theirs = np.flatnonzero(collector.to_act != collector.learner_seat)
+        reference = torch.Generator().set_state(generator.get_state())
+        actions, expected = np.full(32, -1), np.full(32, -2)
+        collector._opponent_actions(theirs, actions, generator)
+        for snap in np.unique(collector.snapshot[theirs]):
+            group = theirs[collector.snapshot[theirs] == snap]
+            legal = torch.from_numpy(collector.masks[group] > 0)
+            with torch.no_grad():
+                logits, _ = league.snapshot_nets[snap](torch.from_numpy(collector.obs[group]), legal)
+            expected[group] = MaskedCategorical(logits, legal).sample(reference).numpy()
+        assert (actions[theirs] == expected[theirs]).all()
+        checked += len(theirs)
+        collector.collect(1, generator)
+    assert checked > 200 and len(set(collector.snapshot)) == 4

@@ -282,13 +282,16 @@ class Collector:
             chosen = games[self.opponent[games] == index]
             if not chosen.size:
                 continue
-            if name == SNAPSHOT:
+            if name == SNAPSHOT:  # the snapshots share the learner's architecture: its features serve them all
+                with torch.no_grad():
+                    features = self.net.features(torch.from_numpy(self.obs[chosen]))
                 for snap in np.unique(self.snapshot[chosen]):
-                    group = chosen[self.snapshot[chosen] == snap]
+                    rows = np.flatnonzero(self.snapshot[chosen] == snap)
+                    group = chosen[rows]
                     net = self.league.snapshot_nets[int(snap)]
                     legal = torch.from_numpy(self.masks[group] > 0)
                     with torch.no_grad():
-                        logits, _ = net(torch.from_numpy(self.obs[group]), legal, self.snapshot_precision)
+                        logits, _ = net.head(features[rows], legal, self.snapshot_precision)
                         actions[group] = MaskedCategorical(logits, legal).sample(generator).numpy()
             else:
                 actions[chosen] = act_batch(self.league.agents[name], self.obs[chosen], self.masks[chosen])
