@@ -285,13 +285,12 @@ class Collector:
             if name == SNAPSHOT:  # the snapshots share the learner's architecture: its features serve them all
                 with torch.no_grad():
                     features = self.net.features(torch.from_numpy(self.obs[chosen]))
-                for snap in np.unique(self.snapshot[chosen]):
-                    rows = np.flatnonzero(self.snapshot[chosen] == snap)
-                    group = chosen[rows]
-                    net = self.league.snapshot_nets[int(snap)]
-                    legal = torch.from_numpy(self.masks[group] > 0)
-                    with torch.no_grad():
-                        logits, _ = net.head(features[rows], legal, self.snapshot_precision)
+                    for snap in np.unique(self.snapshot[chosen]):
+                        rows = np.flatnonzero(self.snapshot[chosen] == snap)
+                        group = chosen[rows]
+                        legal = torch.from_numpy(self.masks[group] > 0)
+                        logits, _ = self.league.snapshot_nets[int(snap)].head(features[rows], legal,
+                                                                               self.snapshot_precision)
                         actions[group] = MaskedCategorical(logits, legal).sample(generator).numpy()
             else:
                 actions[chosen] = act_batch(self.league.agents[name], self.obs[chosen], self.masks[chosen])

@@ -103,9 +103,8 @@ def magnet_logits(magnet: PolicyNet, features: torch.Tensor, masks: torch.Tensor
                   chunk: int) -> torch.Tensor:
     """The magnet's logits for every row of an update's batch, ``chunk`` rows at a time: the magnet does not
     move during an update, so one pass serves all of its epochs."""
-    parts = [magnet.read_out(features[start:start + chunk], magnet.encode(features[start:start + chunk], precision),
-                             masks[start:start + chunk])[0] for start in range(0, len(features), chunk)]
-    return torch.cat(parts)
+    return torch.cat([magnet.head(features[start:start + chunk], masks[start:start + chunk], precision)[0]
+                      for start in range(0, len(features), chunk)])
 
 
 @torch.no_grad()
