@@ -150,3 +150,53 @@ def test_the_threshold_table_at_the_knock_limit_is_the_agent_as_it_is():
     results = script.score("greedy", "simple", [10], games=6, seed=2, ruleset="pagat")
     plain = evaluate("greedy", "simple", 6, ruleset="pagat", seed=2, workers=1).results_dict()
     assert results["knock_at_most_10"] == plain | {"agent_a": results["knock_at_most_10"]["agent_a"]}
+
+
+def _observations(episode: str, seeds: range) -> np.ndarray:
+    """Every observation player_1 meets in ``seeds``' episodes (games to 100 are cut after 300 steps)."""
+    rows = []
+    for seed in seeds:
+        env = ginenv.env(episode=episode)
+        env.reset(seed=seed)
+        for step, _ in enumerate(env.agent_iter()):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc or step > 300:
+                break
+            rows.append(env.observe("player_1")["observation"])
+            env.step(make_agent("greedy").act(obs))
+    return np.stack(rows)
+
+
+def test_the_hand_view_zeroes_the_game_context_and_leaves_the_rest_and_the_input_alone():
+    script = _script("game_context")
+    games = _observations("game", range(3))
+    before = games.copy()
+    view = script.as_single_hands(games)
+    assert (games == before).all()
+    assert games[:, script.GAME_CONTEXT].any() and not view[:, script.GAME_CONTEXT].any()
+    rest = np.setdiff1d(np.arange(games.shape[1]), script.GAME_CONTEXT)
+    assert (view[:, rest] == games[:, rest]).all()
+
+
+def test_a_single_hand_is_its_own_hand_view():
+    hands = _observations("hand", range(3))
+    assert (_script("game_context").as_single_hands(hands) == hands).all()
+
+
+def test_a_hand_view_agent_decides_as_the_agent_does_on_the_hand_view():
+    script = _script("game_context")
+    games = _observations("game", range(2))
+    masks = np.ones((len(games), 108), dtype=np.int8)
+    agent = make_agent("selfplay")
+    viewed = script.HandViewAgent(make_agent("selfplay"))
+    expected = agent.act_batch(script.as_single_hands(games), masks)
+    assert (viewed.act_batch(games, masks) == expected).all()
+    assert viewed.act({"observation": games[0], "action_mask": masks[0]}) == expected[0]
+    assert viewed.batch_key() != agent.batch_key()
+
+
+def test_the_context_table_scores_a_context_blind_agent_alike_both_ways():
+    results = _script("game_context").score("greedy", "simple", games=4, seed=2, ruleset="pagat")
+    assert list(results) == ["as_is", "hand_view"]
+    assert results["as_is"]["win_rate_a"] == results["hand_view"]["win_rate_a"]
+    assert results["as_is"]["points_per_hand_a"] == results["hand_view"]["points_per_hand_a"]
