@@ -28,6 +28,7 @@ from agents.base import Observation  # noqa: E402
 from agents.registry import register  # noqa: E402
 from ginenv.game.encoding import SLICES  # noqa: E402
 from train.evaluation.evaluate import evaluate  # noqa: E402
+from train.evaluation.lockstep import batch_key  # noqa: E402
 
 GAME_CONTEXT = np.concatenate([np.arange(SLICES[name].start, SLICES[name].stop)
                                for name in ("game_mode", "scores", "hands_won")])
@@ -64,8 +65,7 @@ class HandViewAgent:
 
     def batch_key(self) -> Optional[Any]:
         """Batched as the agent is (None when it is not), apart from the agent as it is."""
-        key = getattr(self.agent, "batch_key", None)
-        inner = key() if callable(key) else None
+        inner = batch_key(self.agent)
         return None if inner is None else ("hand_view", inner)
 
     def reset(self) -> None:

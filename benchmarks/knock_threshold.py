@@ -31,6 +31,7 @@ from agents.neural.features import hand_deadwood  # noqa: E402
 from agents.registry import register  # noqa: E402
 from ginenv.game.actions import BIG_GIN, KNOCK_BASE  # noqa: E402
 from train.evaluation.evaluate import evaluate  # noqa: E402
+from train.evaluation.lockstep import batch_key  # noqa: E402
 from train.training.collect import without_knocks  # noqa: E402
 
 
@@ -69,8 +70,7 @@ class ThresholdAgent:
 
     def batch_key(self) -> Optional[Any]:
         """Batched as the agent is (None when it is not), apart from other thresholds."""
-        key = getattr(self.agent, "batch_key", None)
-        inner = key() if callable(key) else None
+        inner = batch_key(self.agent)
         return None if inner is None else ("knock_at_most", self.threshold, inner)
 
     def reset(self) -> None:

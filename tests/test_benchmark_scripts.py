@@ -154,7 +154,7 @@ def test_the_threshold_table_at_the_knock_limit_is_the_agent_as_it_is():
 
 def _observations(episode: str, seeds: range) -> np.ndarray:
     """Every observation player_1 meets in ``seeds``' episodes (games to 100 are cut after 300 steps)."""
-    rows = []
+    rows, player = [], make_agent("greedy")
     for seed in seeds:
         env = ginenv.env(episode=episode)
         env.reset(seed=seed)
@@ -163,7 +163,7 @@ def _observations(episode: str, seeds: range) -> np.ndarray:
             if term or trunc or step > 300:
                 break
             rows.append(env.observe("player_1")["observation"])
-            env.step(make_agent("greedy").act(obs))
+            env.step(player.act(obs))
     return np.stack(rows)
 
 
