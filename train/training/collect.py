@@ -1,12 +1,12 @@
 """Collect the learner's decisions from the batched env (:class:`ginenv.envs.batched.BatchedGinEnv`).
 
-Every env step takes one decision in every game: the learner's (its policy samples it and
-the step is recorded) or the league opponent's (a heuristic agent, a frozen snapshot, or in
-``self`` games the learner again in the other seat).  Buffers are ``[T, N]``: entry
-``(t, i)`` is game ``i``'s decision at step ``t`` when the learner took it (``valid``),
-made by seat ``seat[t, i]``.  Rewards come per seat from the env; each seat's reward is
-credited to **that seat's last recorded decision** (a hand often ends on the other seat's
-move), and the end of an episode marks it ``done``.  :func:`train.training.gae.gae` then chains
+Every env step takes one decision in every game: the learner's (its policy samples it, or with
+``ppo.algorithm: dmc`` picks it epsilon-greedily, and the step is recorded) or the league
+opponent's (a heuristic agent, a frozen snapshot, or in ``self`` games the learner again in the
+other seat).  Buffers are ``[T, N]``: entry ``(t, i)`` is game ``i``'s decision at step ``t``
+when the learner took it (``valid``), made by seat ``seat[t, i]``.  Rewards come per seat from
+the env; each seat's reward is credited to **that seat's last recorded decision** (a hand often
+ends on the other seat's move), and the end of an episode marks it ``done``.  :func:`train.training.gae.gae` then chains
 each seat's decisions.
 
 >>> import torch
@@ -129,6 +129,21 @@ def without_knocks(masks: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.where(drop[:, None], others, masks)
 
 
+def epsilon_greedy(values: torch.Tensor, legal: torch.Tensor, epsilon: float,
+                   generator: torch.Generator) -> torch.Tensor:
+    """Each row's legal action of the highest value (``values [B, A]``, ``legal`` bool ``[B, A]``), or, with
+    chance ``epsilon``, a legal action drawn uniformly (int64 ``[B]``).
+
+    >>> v = torch.tensor([[0.0, 5.0, 1.0]]); legal = torch.tensor([[True, False, True]])
+    >>> int(epsilon_greedy(v, legal, 0.0, torch.Generator().manual_seed(0))[0])
+    2
+    """
+    best = values.masked_fill(~legal, float("-inf")).argmax(dim=1)
+    uniform = MaskedCategorical(torch.zeros_like(values), legal).sample(generator)
+    explore = torch.rand(len(values), generator=generator) < epsilon
+    return torch.where(explore, uniform, best)
+
+
 class Collector:
     """Steps ``num_envs`` games against the league and keeps their state between rollouts.
 
@@ -151,6 +166,7 @@ class Collector:
         self._self_index = league.names.index(SELF) if SELF in league.names else -1
         self.precision = resolve_precision(cfg.precision, module_device(net))
         self.snapshot_precision = resolve_precision(cfg.precision, torch.device("cpu"))
+        self.dmc = cfg.ppo.algorithm == "dmc"
 
     # ----- state for exact resume ----------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -209,9 +225,11 @@ class Collector:
                     on_device = features.to(device)
                     h = self.net.encode(on_device, self.precision)
                     logits, values = self.net.read_out(on_device, h, torch.from_numpy(full))
-                    chosen = MaskedCategorical(logits.cpu(), torch.from_numpy(masks)).sample(generator)
+                    chosen = self._choose(logits.cpu(), torch.from_numpy(masks), generator)
                     under_recorded = MaskedCategorical(logits.cpu(), torch.from_numpy(recorded))
                     logp = under_recorded.log_prob(chosen)
+                    if self.dmc:  # the recorded value is the chosen action's: the return it is regressed on
+                        values = logits.cpu().gather(1, chosen[:, None])[:, 0]
                     if self.critic is not None:  # the hidden cards reach the critic's value only
                         privileged_buf[t, mine] = self.venv.privileged()[mine]
                         values = self.critic(h, torch.from_numpy(privileged_buf[t, mine]).to(device), self.precision,
@@ -236,13 +254,21 @@ class Collector:
             self.obs, self.masks, self.to_act, rewards, terminated, truncated, infos = self.venv.step(actions)
             self._credit(rewards, terminated | truncated, infos, last, reward_buf, done_buf, stats)
         stats.decisions = int(valid.sum())
+        lam = 1.0 if self.dmc else self.cfg.ppo.gae_lambda  # Monte Carlo returns for the action values
         advantages, returns, trainable = gae(reward_buf, value_buf, done_buf, seat_buf, valid, self.cfg.ppo.gamma,
-                                             self.cfg.ppo.gae_lambda, phi_buf if shaping else None)
+                                             lam, phi_buf if shaping else None)
         pick = trainable.reshape(-1)
         flat = lambda a: a.reshape(steps * n, *a.shape[2:])[pick]  # noqa: E731  (step-major order kept)
         batch = Batch(flat(feature_buf), flat(mask_buf), flat(action_buf), flat(logp_buf), flat(value_buf),
                       flat(advantages), flat(returns), flat(privileged_buf), flat(old_prob_buf), flat(action_adv_buf))
         return batch, stats
+
+    def _choose(self, logits: torch.Tensor, legal: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        """The learner's or a snapshot's actions: sampled from the policy (``ppo``), or ``epsilon``-greedy on the
+        outputs read as action values (``dmc``)."""
+        if self.dmc:
+            return epsilon_greedy(logits, legal, self.cfg.ppo.epsilon, generator)
+        return MaskedCategorical(logits, legal).sample(generator)
 
     def afterstate_advantages(self, games: np.ndarray, seats: np.ndarray, legal: np.ndarray,
                               probs: np.ndarray) -> np.ndarray:
@@ -291,7 +317,7 @@ class Collector:
                         legal = torch.from_numpy(self.masks[group] > 0)
                         logits, _ = self.league.snapshot_nets[int(snap)].head(features[rows], legal,
                                                                                self.snapshot_precision)
-                        actions[group] = MaskedCategorical(logits, legal).sample(generator).numpy()
+                        actions[group] = self._choose(logits, legal, generator).numpy()
             else:
                 actions[chosen] = act_batch(self.league.agents[name], self.obs[chosen], self.masks[chosen])
 

@@ -191,6 +191,19 @@ class PPOConfig:
     than the knock pushes it towards holding on, one worth less pushes it further towards the knock. Biased
     towards the held course's samples (they are not importance-weighted), in exchange for a signal; ``false``:
     the reduced mask."""
+    algorithm: str = "ppo"
+    """``ppo``: clipped policy gradient with a value function (every other key of this section).  ``dmc``: Deep
+    Monte Carlo (Zha et al. 2021, DouZero): the policy network's action outputs are action values, trained by
+    regression on each decision's Monte Carlo return (discount ``gamma``, no bootstrapping but at the end of a
+    rollout; ``epochs`` passes of ``minibatches``), and the learner and its snapshots play ``epsilon``-greedily;
+    a shipped policy plays the best value (the agents' greedy choice).  Every discard's value is learned against
+    the others' directly, where the policy gradient sees the sampled card's advantage and the hand's noise.  The
+    clip, entropy, GAE and value-head keys do nothing with ``dmc``; the levers of ``ppo`` only (a privileged
+    critic, ``forbid_knock``, ``knock_ent_coef``, ``afterstate_coef``, ``magnet_coef``, ``critic_warmup``) are
+    config errors with it."""
+    epsilon: float = 0.03
+    """With ``algorithm: dmc``: the chance that a learner or snapshot decision is drawn uniformly from the legal
+    actions instead of taking the best value (exploration)."""
 
 
 @dataclass(frozen=True)
@@ -571,6 +584,7 @@ CHECKS: dict[str, Any] = {
     "ppo.forbid_as_choice": _flag, "ppo.critic_warmup": _int(0, 10**9),
     "ppo.magnet_coef": _number(0, 100), "ppo.magnet_tau": _number(0, 1, open_low=True),
     "ppo.knock_ent_coef": _number(0, 10), "ppo.afterstate_coef": _number(0, 10),
+    "ppo.algorithm": _choice("ppo", "dmc"), "ppo.epsilon": _number(0, 1),
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
     "league.history": _int(0, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
@@ -868,6 +882,8 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
         if cfg.ppo.afterstate_coef and cfg.env.episode != "hand":
             raise ConfigError("ppo.afterstate_coef: needs env.episode 'hand' (a hand's end in a game to a target "
                               f"would also need the game's bonuses), got {cfg.env.episode!r}")
+    with _blame(origin, "ppo.algorithm", *DMC_EXCLUDES):
+        _check_dmc(cfg)
     with _blame(origin, "clone.augment", "policy.kind"):
         if cfg.clone.augment and cfg.policy.kind != "cards":
             raise ConfigError("clone.augment: needs policy.kind 'cards' (its card channels are renamed), "
@@ -879,6 +895,23 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
         with _blame(origin, "init", "policy"):
             _check_init(cfg.init, cfg.policy)
     return cfg
+
+
+DMC_EXCLUDES = ("critic.kind", "ppo.forbid_knock", "ppo.knock_ent_coef", "ppo.afterstate_coef", "ppo.magnet_coef",
+                "ppo.critic_warmup")
+"""The keys of ``ppo`` levers that ``ppo.algorithm: dmc`` refuses when they are on."""
+
+
+def _check_dmc(cfg: RunConfig) -> None:
+    """``ppo.algorithm: dmc`` with a lever of the policy gradient on is a config error naming the keys."""
+    if cfg.ppo.algorithm != "dmc":
+        return
+    on = {"critic.kind": cfg.critic.kind != "policy", "ppo.forbid_knock": cfg.ppo.forbid_knock > 0,
+          "ppo.knock_ent_coef": cfg.ppo.knock_ent_coef > 0, "ppo.afterstate_coef": cfg.ppo.afterstate_coef > 0,
+          "ppo.magnet_coef": cfg.ppo.magnet_coef > 0, "ppo.critic_warmup": cfg.ppo.critic_warmup > 0}
+    if any(on.values()):
+        raise ConfigError("ppo.algorithm: 'dmc' learns action values, without a critic or the policy gradient's "
+                          f"levers; turn off {', '.join(key for key, value in on.items() if value)}")
 
 
 def _check_init(path: str, policy: Architecture) -> None:

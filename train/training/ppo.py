@@ -247,6 +247,41 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     return metrics
 
 
+def dmc_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
+               generator: torch.Generator, precision: Optional[torch.dtype] = None) -> dict[str, float]:
+    """Deep Monte Carlo (``ppo.algorithm: dmc``): ``cfg.epochs`` passes of minibatch regressions of the chosen
+    action's output (its value) on the decision's return, ``0.5 * (Q(s, a) - G) ** 2``; returns the mean
+    ``value_loss``, the mean value of the chosen actions ``q_mean`` and the ``explained_variance`` of the
+    returns by the values recorded in the rollout.  The value head is not trained (nothing reads it)."""
+    device = module_device(net)
+    b_features, b_masks, b_actions, b_returns = (torch.from_numpy(array).to(device) for array in (
+        batch.features, batch.masks, batch.actions, batch.returns))
+    parameters = [p for group in optimizer.param_groups for p in group["params"]]
+    size = len(batch)
+    mb_size = max(1, math.ceil(size / cfg.minibatches))
+    sums, count = {"value_loss": 0.0, "q_mean": 0.0}, 0
+    for _ in range(cfg.epochs):
+        order = torch.randperm(size, generator=generator).to(device)
+        for start in range(0, size, mb_size):
+            mb = order[start:start + mb_size]
+            features = b_features[mb]
+            logits, _ = net.read_out(features, net.encode(features, precision), b_masks[mb])
+            chosen = logits.gather(1, b_actions[mb, None])[:, 0]
+            loss = 0.5 * ((chosen - b_returns[mb]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(parameters, cfg.max_grad_norm)
+            optimizer.step()
+            sums["value_loss"] += float(loss.detach())
+            sums["q_mean"] += float(chosen.detach().mean())
+            count += 1
+    metrics = {key: value / max(count, 1) for key, value in sums.items()}
+    variance = float(batch.returns.var())
+    metrics["explained_variance"] = float("nan") if variance == 0 else 1 - float(
+        np.var(batch.returns - batch.values)) / variance
+    return metrics
+
+
 # ----- the run --------------------------------------------------------------------------------
 @dataclass
 class Progress:
@@ -359,9 +394,14 @@ class Trainer:
         collected = time.perf_counter()
         self.net.train()
         ent_coef = entropy_coef(cfg.ppo, progress.global_step)
-        metrics = (ppo_update(self.net, self.optimizer, batch, replace(cfg.ppo, ent_coef=ent_coef), self.generator,
-                              self.critic, self.precision, critic_only=progress.update < cfg.ppo.critic_warmup,
-                              magnet=self.magnet) if len(batch) else {})
+        if not len(batch):
+            metrics = {}
+        elif cfg.ppo.algorithm == "dmc":
+            metrics = dmc_update(self.net, self.optimizer, batch, cfg.ppo, self.generator, self.precision)
+        else:
+            metrics = ppo_update(self.net, self.optimizer, batch, replace(cfg.ppo, ent_coef=ent_coef), self.generator,
+                                 self.critic, self.precision, critic_only=progress.update < cfg.ppo.critic_warmup,
+                                 magnet=self.magnet)
         if self.magnet is not None:
             follow(self.magnet, self.net, cfg.ppo.magnet_tau)
         finished = time.perf_counter()

@@ -1,0 +1,121 @@
+"""Deep Monte Carlo (``ppo.algorithm: dmc``): epsilon-greedy choices, the recorded values, the
+regression update, the config's refusals, and a real learning check from nothing."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.neural.policy import PolicyNet
+from train.evaluation.evaluate import evaluate
+from train.training.collect import Collector, epsilon_greedy
+from train.training.config import ConfigError, load_config
+from train.training.league import League
+from train.training.ppo import dmc_update, train
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ["env.num_envs=16", "ppo.rollout_steps=12", "ppo.total_steps=1500", "ppo.minibatches=2", "ppo.epochs=2",
+        "policy.hidden=16", "policy.card_dim=4", "league.opponents={self: 1, snapshot: 1}", "league.snapshot_every=2",
+        "shaping.deadwood=1.0", "eval.every=0", "eval.opponents=[random]", "eval.best_against=random",
+        "ppo.algorithm=dmc"]
+
+
+def _collector(*extra: str) -> tuple[Collector, PolicyNet]:
+    cfg = load_config(None, [*TINY, *extra])
+    torch.manual_seed(0)
+    net = PolicyNet(cfg.policy)
+    return Collector(cfg, net, League(cfg.league, seed=0, architecture=cfg.policy)), net
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.booleans(), min_size=6, max_size=6).filter(any), min_size=1, max_size=10),
+       st.integers(0, 2**31))
+def test_epsilon_greedy_takes_the_best_legal_action_and_explores_only_legal_ones(legal_rows, seed):
+    legal = torch.tensor(legal_rows)
+    values = torch.randn(legal.shape, generator=torch.Generator().manual_seed(seed))
+    best = epsilon_greedy(values, legal, 0.0, torch.Generator().manual_seed(seed))
+    expected = values.masked_fill(~legal, float("-inf")).argmax(dim=1)
+    assert torch.equal(best, expected)
+    explored = torch.stack([epsilon_greedy(values, legal, 1.0, torch.Generator().manual_seed(seed + k))
+                            for k in range(60)])
+    assert bool(legal.gather(1, explored.T).all())
+
+
+def test_epsilon_greedy_explores_about_epsilon_of_the_time():
+    values = torch.arange(5.0).repeat(4000, 1)  # action 4 is best everywhere, all legal
+    chosen = epsilon_greedy(values, torch.ones(4000, 5, dtype=torch.bool), 0.2, torch.Generator().manual_seed(1))
+    not_best = float((chosen != 4).float().mean())
+    assert abs(not_best - 0.2 * 4 / 5) < 0.03  # an explored draw hits the best action a fifth of the time
+
+
+def test_the_collector_records_the_chosen_actions_value_and_plays_greedily_at_epsilon_0():
+    collector, net = _collector("ppo.epsilon=0.0")
+    batch, _ = collector.collect(30, torch.Generator().manual_seed(0))
+    masks = torch.from_numpy(batch.masks)
+    with torch.no_grad():
+        logits, _ = net.read_out(torch.from_numpy(batch.features), net.encode(torch.from_numpy(batch.features)), masks)
+    chosen = logits.gather(1, torch.from_numpy(batch.actions)[:, None])[:, 0]
+    assert len(batch) > 0 and np.allclose(batch.values, chosen.numpy(), atol=1e-5)
+    assert np.array_equal(batch.actions, logits.masked_fill(~masks, float("-inf")).argmax(dim=1).numpy())
+
+
+def test_dmc_returns_are_monte_carlo_sums_of_a_seats_rewards():
+    """gamma 1, no shaping: each trainable decision's return is the rest of its hand's reward for that
+    seat, so all decisions of a finished hand by one seat share the return, whatever gae_lambda says."""
+    collector, _ = _collector("ppo.gamma=1.0", "shaping.deadwood=0.0", "ppo.gae_lambda=0.5",
+                              "env.num_envs=4", "ppo.epsilon=1.0")
+    batch, stats = collector.collect(400, torch.Generator().manual_seed(3))
+    assert stats.episodes > 0
+    hand_points = np.unique(np.round(batch.returns / 0.02, 4))
+    assert np.allclose(hand_points, np.round(hand_points))  # whole points: no bootstrapped value mixed in
+
+
+def test_dmc_update_moves_the_chosen_actions_values_towards_their_returns():
+    collector, net = _collector()
+    batch, _ = collector.collect(30, torch.Generator().manual_seed(0))
+    batch.returns = np.where(np.arange(len(batch)) % 2 == 0, 1.0, -1.0).astype(np.float32)
+    features, actions = torch.from_numpy(batch.features), torch.from_numpy(batch.actions)[:, None]
+
+    def error() -> float:
+        with torch.no_grad():
+            logits, _ = net.head(features, torch.from_numpy(batch.masks))
+        return float(((logits.gather(1, actions)[:, 0].numpy() - batch.returns) ** 2).mean())
+
+    before = error()
+    cfg = load_config(None, [*TINY, "ppo.epochs=20"]).ppo
+    metrics = dmc_update(net, torch.optim.Adam(net.parameters(), lr=1e-2), batch, cfg,
+                         torch.Generator().manual_seed(2))
+    assert error() < 0.8 * before
+    assert {"value_loss", "q_mean", "explained_variance"} <= set(metrics)
+
+
+@pytest.mark.parametrize("lever", ["critic.kind=privileged", "ppo.forbid_knock=0.2", "ppo.knock_ent_coef=0.1",
+                                   "ppo.afterstate_coef=1.0", "ppo.magnet_coef=0.1", "ppo.critic_warmup=5"])
+def test_dmc_refuses_the_policy_gradients_levers(lever):
+    with pytest.raises(ConfigError, match=lever.split("=")[0].replace(".", r"\.")):
+        load_config(None, [*TINY, lever])
+
+
+def test_a_bad_algorithm_or_epsilon_is_refused():
+    for override in ("ppo.algorithm=dqn", "ppo.epsilon=1.5"):
+        with pytest.raises(ConfigError, match=override.split("=")[0].replace(".", r"\.")):
+            load_config(None, [override])
+
+
+def test_dmc_selfplay_learns_from_nothing_to_beat_random(tmp_path):
+    """Pure self-play with Deep Monte Carlo (no heuristic in the league, no cloning, no init): the
+    greedy choice of its values then wins at least 90% of single hands against `random`."""
+    cfg = load_config(ROOT / "configs" / "experiments" / "selfplay_dmc.yaml", DMC_CI)
+    assert set(cfg.league.opponents) <= {"self", "snapshot"} and cfg.clone.agent is None and cfg.init is None
+    run = train(cfg, out=tmp_path, progress_bar=False)
+    result = evaluate(f"ppo:path={run / 'final.pt'}", "random", games=200, episode="hand", seed=123, workers=1)
+    assert result.wins_a / result.games >= 0.90, result.results_dict()
+
+
+DMC_CI = ["env.num_envs=64", "ppo.total_steps=130000", "ppo.lr=0.001", "ppo.anneal_lr=false", "eval.every=0",
+          "league.snapshot_every=5", "eval.opponents=[random]", "eval.best_against=random", "eval.games=2"]
+"""configs/experiments/selfplay_dmc.yaml cut to CI size, as the policy gradient's learning test cuts its recipe."""
