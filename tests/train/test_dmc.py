@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TINY = ["env.num_envs=16", "ppo.rollout_steps=12", "ppo.total_steps=1500", "ppo.minibatches=2", "ppo.epochs=2",
         "policy.hidden=16", "policy.card_dim=4", "league.opponents={self: 1, snapshot: 1}", "league.snapshot_every=2",
         "shaping.deadwood=1.0", "eval.every=0", "eval.opponents=[random]", "eval.best_against=random",
-        "ppo.algorithm=dmc"]
+        "ppo.algorithm=dmc", "precision=fp32"]
 
 
 def _collector(*extra: str) -> tuple[Collector, PolicyNet]:
@@ -63,21 +63,37 @@ def test_the_collector_records_the_chosen_actions_value_and_plays_greedily_at_ep
     assert np.array_equal(batch.actions, logits.masked_fill(~masks, float("-inf")).argmax(dim=1).numpy())
 
 
+def test_dmc_snapshots_play_their_best_value_at_epsilon_0():
+    collector, net = _collector("league.opponents={snapshot: 1}", "ppo.epsilon=0.0")
+    collector.league.add_snapshot(net.state_dict(), 1)
+    games = np.arange(collector.num_envs)
+    collector.opponent[:], collector.snapshot[:] = collector.league.names.index("snapshot"), 0
+    actions = np.full(len(games), -1, dtype=np.int64)
+    collector._opponent_actions(games, actions, torch.Generator().manual_seed(0))
+    legal = torch.from_numpy(collector.masks > 0)
+    with torch.no_grad():
+        values, _ = net(torch.from_numpy(collector.obs), legal)
+    assert np.array_equal(actions, values.masked_fill(~legal, float("-inf")).argmax(dim=1).numpy())
+
+
 def test_dmc_returns_are_monte_carlo_sums_of_a_seats_rewards():
-    """gamma 1, no shaping: each trainable decision's return is the rest of its hand's reward for that
-    seat, so all decisions of a finished hand by one seat share the return, whatever gae_lambda says."""
-    collector, _ = _collector("ppo.gamma=1.0", "shaping.deadwood=0.0", "ppo.gae_lambda=0.5",
-                              "env.num_envs=4", "ppo.epsilon=1.0")
+    """gamma 1, no shaping, every value 0: each trainable decision's return is its seat's reward at the
+    end of the hand (whole points) or 0 when the hand goes on past the rollout, whatever gae_lambda says
+    (with lambda 0.5 the earlier decisions' returns would be halved step by step)."""
+    collector, net = _collector("ppo.gamma=1.0", "shaping.deadwood=0.0", "ppo.gae_lambda=0.5",
+                                "env.num_envs=4", "ppo.epsilon=1.0")
+    for layer in (net.card_out, net.other_out):
+        torch.nn.init.zeros_(layer.weight), torch.nn.init.zeros_(layer.bias)
     batch, stats = collector.collect(400, torch.Generator().manual_seed(3))
-    assert stats.episodes > 0
-    hand_points = np.unique(np.round(batch.returns / 0.02, 4))
-    assert np.allclose(hand_points, np.round(hand_points))  # whole points: no bootstrapped value mixed in
+    points = batch.returns / collector.cfg.env.reward_scale
+    assert stats.episodes > 0 and np.abs(points).max() >= 1
+    assert np.allclose(points, np.round(points), atol=1e-4)
 
 
 def test_dmc_update_moves_the_chosen_actions_values_towards_their_returns():
     collector, net = _collector()
     batch, _ = collector.collect(30, torch.Generator().manual_seed(0))
-    batch.returns = np.where(np.arange(len(batch)) % 2 == 0, 1.0, -1.0).astype(np.float32)
+    batch.returns = np.where(batch.actions < 3, 1.0, -1.0).astype(np.float32)  # draws +1, discards and knocks -1
     features, actions = torch.from_numpy(batch.features), torch.from_numpy(batch.actions)[:, None]
 
     def error() -> float:
@@ -94,9 +110,10 @@ def test_dmc_update_moves_the_chosen_actions_values_towards_their_returns():
 
 
 @pytest.mark.parametrize("lever", ["critic.kind=privileged", "ppo.forbid_knock=0.2", "ppo.knock_ent_coef=0.1",
-                                   "ppo.afterstate_coef=1.0", "ppo.magnet_coef=0.1", "ppo.critic_warmup=5"])
-def test_dmc_refuses_the_policy_gradients_levers(lever):
-    with pytest.raises(ConfigError, match=lever.split("=")[0].replace(".", r"\.")):
+                                   "ppo.afterstate_coef=1.0", "ppo.magnet_coef=0.1", "ppo.critic_warmup=5",
+                                   "clone.agent=simple"])
+def test_dmc_refuses_the_policy_gradients_levers_and_cloning(lever):
+    with pytest.raises(ConfigError, match="turn off " + lever.split("=")[0].replace(".", r"\.") + "$"):
         load_config(None, [*TINY, lever])
 
 

@@ -199,8 +199,10 @@ class PPOConfig:
     a shipped policy plays the best value (the agents' greedy choice).  Every discard's value is learned against
     the others' directly, where the policy gradient sees the sampled card's advantage and the hand's noise.  The
     clip, entropy, GAE and value-head keys do nothing with ``dmc``; the levers of ``ppo`` only (a privileged
-    critic, ``forbid_knock``, ``knock_ent_coef``, ``afterstate_coef``, ``magnet_coef``, ``critic_warmup``) are
-    config errors with it."""
+    critic, ``forbid_knock``, ``knock_ent_coef``, ``afterstate_coef``, ``magnet_coef``, ``critic_warmup``) and
+    ``clone.agent`` are config errors with it, and ``init`` should name a ``dmc`` run's policy (other policies'
+    outputs are log-odds, not values).  A ``dmc`` policy file's outputs are values: play it greedily (the ``ppo``
+    agent's default), not with ``sample=true``."""
     epsilon: float = 0.03
     """With ``algorithm: dmc``: the chance that a learner or snapshot decision is drawn uniformly from the legal
     actions instead of taking the best value (exploration)."""
@@ -898,7 +900,7 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
 
 
 DMC_EXCLUDES = ("critic.kind", "ppo.forbid_knock", "ppo.knock_ent_coef", "ppo.afterstate_coef", "ppo.magnet_coef",
-                "ppo.critic_warmup")
+                "ppo.critic_warmup", "clone.agent")
 """The keys of ``ppo`` levers that ``ppo.algorithm: dmc`` refuses when they are on."""
 
 
@@ -908,10 +910,12 @@ def _check_dmc(cfg: RunConfig) -> None:
         return
     on = {"critic.kind": cfg.critic.kind != "policy", "ppo.forbid_knock": cfg.ppo.forbid_knock > 0,
           "ppo.knock_ent_coef": cfg.ppo.knock_ent_coef > 0, "ppo.afterstate_coef": cfg.ppo.afterstate_coef > 0,
-          "ppo.magnet_coef": cfg.ppo.magnet_coef > 0, "ppo.critic_warmup": cfg.ppo.critic_warmup > 0}
+          "ppo.magnet_coef": cfg.ppo.magnet_coef > 0, "ppo.critic_warmup": cfg.ppo.critic_warmup > 0,
+          "clone.agent": cfg.clone.agent is not None}
     if any(on.values()):
-        raise ConfigError("ppo.algorithm: 'dmc' learns action values, without a critic or the policy gradient's "
-                          f"levers; turn off {', '.join(key for key, value in on.items() if value)}")
+        raise ConfigError("ppo.algorithm: 'dmc' learns action values, without a critic, the policy gradient's "
+                          "levers or cloning (a clone's outputs are log-odds, not values); turn off "
+                          f"{', '.join(key for key, value in on.items() if value)}")
 
 
 def _check_init(path: str, policy: Architecture) -> None:

@@ -411,7 +411,8 @@ class Trainer:
             self.league.add_snapshot(self.net.state_dict(), progress.update)
         hands = sum(stats.outcomes.values())
         metrics.update({
-            "learning_rate": self.optimizer.param_groups[0]["lr"], "ent_coef": ent_coef, "samples": float(len(batch)),
+            "learning_rate": self.optimizer.param_groups[0]["lr"], "samples": float(len(batch)),
+            **({"epsilon": cfg.ppo.epsilon} if cfg.ppo.algorithm == "dmc" else {"ent_coef": ent_coef}),
             "global_step": float(progress.global_step),
             "SPS": len(batch) / max(finished - started, 1e-9),
             "rollout_SPS": stats.decisions / max(collected - started, 1e-9),

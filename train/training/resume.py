@@ -48,6 +48,7 @@ SAFE_ON_RESUME = {
     "ppo.magnet_coef": "the weight of the magnet's divergence penalty from then on (a run without a magnet "
                        "starts one at the policy as it is)",
     "ppo.magnet_tau": "how fast the magnet follows the policy from then on",
+    "ppo.epsilon": "the exploration of a dmc run's rollouts to come (the same random draws are made whatever it is)",
     "eval.every": "how often the policy is evaluated",
     "eval.games": "games per evaluation",
     "eval.opponents": "who the evaluations play",
