@@ -210,6 +210,10 @@ def padded_rows(rows: int) -> int:
     return -(-rows // ROW_BUCKET) * ROW_BUCKET
 
 
+LOGITS, VALUES = "logits", "values"
+"""What a :class:`PolicyNet`'s action outputs are (``PolicyNet.outputs``)."""
+
+
 class PolicyNet(nn.Module):
     """Observation ``[B, OBSERVATION_SIZE]`` -> action logits ``[B, 108]`` and value ``[B]``
     (logits of illegal actions are masked by the caller, see :mod:`agents.neural.masked`).
@@ -237,6 +241,9 @@ class PolicyNet(nn.Module):
         else:
             self.action_out = orthogonal_linear(a.hidden, NUM_ACTIONS, std=0.01)
         self.value_out = orthogonal_linear(a.hidden, 1, std=1.0)
+        self.outputs = LOGITS
+        """What the action outputs are: :data:`LOGITS` of a policy, or :data:`VALUES` (a ``ppo.algorithm: dmc``
+        run's action values, played greedily); stored in policy files that hold values."""
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """What :meth:`head` reads, from observations."""
@@ -415,6 +422,9 @@ def load_policy(path: Union[str, os.PathLike]) -> PolicyNet:
         net.load_state_dict(data["model"], assign=True)
     except (KeyError, TypeError, RuntimeError, ValueError) as err:
         raise CheckpointError(f"checkpoint {str(path)!r} does not hold a matching policy: {err}") from None
+    net.outputs = data.get("outputs", LOGITS)
+    if net.outputs not in (LOGITS, VALUES):
+        raise CheckpointError(f"checkpoint {str(path)!r}: unknown outputs {net.outputs!r}")
     return net.eval()
 
 
@@ -453,6 +463,9 @@ class NeuralAgent:
             self.net = shared_policy(path if path is not None else _default_path(), self.device)
         else:
             self.net = net if module_device(net) == self.device else copy.deepcopy(net).to(self.device)
+        if self.sample and self.net.outputs == VALUES:
+            raise ValueError(f"ppo: sample=true draws from a softmax of the outputs, but {path!r} holds action values "
+                             "(a ppo.algorithm: dmc run): play it greedily (sample=false)")
         self._rulesets: dict[bytes, str] = {}
         self._generator = torch.Generator().manual_seed((seed or 0) % 2**63)
 

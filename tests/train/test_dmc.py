@@ -10,7 +10,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.neural.policy import PolicyNet
+from agents.neural.policy import LOGITS, VALUES, PolicyNet, read_checkpoint
+from agents.registry import make_agent
 from train.evaluation.evaluate import evaluate
 from train.training.collect import Collector, epsilon_greedy
 from train.training.config import ConfigError, load_config
@@ -142,3 +143,16 @@ DMC_CI = ["env.num_envs=64", "ppo.total_steps=300000", "ppo.lr=0.001", "ppo.anne
           "league.snapshot_every=5", "eval.opponents=[random]", "eval.best_against=random", "eval.games=2"]
 """configs/experiments/selfplay_dmc.yaml cut to CI size (about a minute), as the policy gradient's learning test cuts
 its recipe."""
+
+
+def test_a_dmc_policy_file_says_it_holds_values_and_refuses_to_be_sampled(tmp_path):
+    cfg = load_config(None, [*TINY, "ppo.total_steps=200", "name=values"])
+    run = train(cfg, out=tmp_path, progress_bar=False)
+    assert read_checkpoint(run / "final.pt")["outputs"] == VALUES
+    assert make_agent(f"ppo:path={run / 'final.pt'}").net.outputs == VALUES  # greedy play is fine
+    with pytest.raises(ValueError, match="holds action values"):
+        make_agent(f"ppo:path={run / 'final.pt'},sample=true")
+    ppo_run = train(load_config(None, [*TINY, "ppo.algorithm=ppo", "ppo.total_steps=200", "name=logits"]),
+                    out=tmp_path, progress_bar=False)
+    assert "outputs" not in read_checkpoint(ppo_run / "final.pt")  # a policy's file is as before
+    assert make_agent(f"ppo:path={ppo_run / 'final.pt'},sample=true").net.outputs == LOGITS

@@ -24,7 +24,7 @@ from typing import Any, Optional
 
 import torch
 
-from agents.neural.policy import CHECKPOINT_FORMAT, CheckpointError, PolicyNet, read_checkpoint, weights_sha256
+from agents.neural.policy import CHECKPOINT_FORMAT, LOGITS, CheckpointError, PolicyNet, read_checkpoint, weights_sha256
 
 __all__ = ["CheckpointError", "atomic_save", "policy_data", "save_policy", "save_full", "list_checkpoints",
            "latest_full", "checkpoint_path", "remove_stale_temporaries"]
@@ -71,10 +71,11 @@ def remove_stale_temporaries(folder: Path) -> list[Path]:
 
 
 def policy_data(net: PolicyNet) -> dict[str, Any]:
-    """The policy-only part of a checkpoint (with the weights' checksum, checked on loading)."""
+    """The policy-only part of a checkpoint (with the weights' checksum, checked on loading); a network whose
+    outputs are action values (``net.outputs``, a ``ppo.algorithm: dmc`` run) says so under ``outputs``."""
     model = net.state_dict()
     return {"format": CHECKPOINT_FORMAT, "policy": asdict(net.architecture), "model": model,
-            "model_sha256": weights_sha256(model)}
+            "model_sha256": weights_sha256(model), **({"outputs": net.outputs} if net.outputs != LOGITS else {})}
 
 
 def save_policy(net: PolicyNet, path: Path) -> None:

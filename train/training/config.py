@@ -201,8 +201,8 @@ class PPOConfig:
     clip, entropy, GAE and value-head keys do nothing with ``dmc``; the levers of ``ppo`` only (a privileged
     critic, ``forbid_knock``, ``knock_ent_coef``, ``afterstate_coef``, ``magnet_coef``, ``critic_warmup``) and
     ``clone.agent`` are config errors with it, and ``init`` should name a ``dmc`` run's policy (other policies'
-    outputs are log-odds, not values).  A ``dmc`` policy file's outputs are values: play it greedily (the ``ppo``
-    agent's default), not with ``sample=true``."""
+    outputs are log-odds, not values).  A ``dmc`` policy file says its outputs are values; the ``ppo`` agent plays
+    it greedily (its default) and refuses ``sample=true``."""
     epsilon: float = 0.03
     """With ``algorithm: dmc``: the chance that a learner or snapshot decision is drawn uniformly from the legal
     actions instead of taking the best value (exploration)."""

@@ -33,7 +33,7 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from agents.neural.masked import MaskedCategorical
-from agents.neural.policy import PolicyNet, load_policy, module_device, resolve_device
+from agents.neural.policy import VALUES, PolicyNet, load_policy, module_device, resolve_device
 from agents.neural.precision import resolve_precision
 from ginenv.game.actions import BIG_GIN, KNOCK_BASE
 from ginenv.seeding import derive_seed
@@ -330,6 +330,8 @@ class Trainer:
         self.device = resolve_device(cfg.device)
         self.precision = resolve_precision(cfg.precision, self.device)
         self.net = PolicyNet(cfg.policy).to(self.device)
+        if cfg.ppo.algorithm == "dmc":
+            self.net.outputs = VALUES
         self.critic = make_critic(cfg.critic, cfg.policy)
         if self.critic is not None:
             self.critic.to(self.device)
