@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from agents.neural.policy import LOGITS, VALUES, PolicyNet, read_checkpoint
 from agents.registry import make_agent
 from train.evaluation.evaluate import evaluate
+from train.training.checkpoint import save_policy
 from train.training.collect import Collector, epsilon_greedy
 from train.training.config import ConfigError, load_config
 from train.training.league import League
-from train.training.ppo import dmc_update, train
+from train.training.ppo import Trainer, dmc_update, train
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["env.num_envs=16", "ppo.rollout_steps=12", "ppo.total_steps=1500", "ppo.minibatches=2", "ppo.epochs=2",
@@ -146,13 +147,13 @@ its recipe."""
 
 
 def test_a_dmc_policy_file_says_it_holds_values_and_refuses_to_be_sampled(tmp_path):
-    cfg = load_config(None, [*TINY, "ppo.total_steps=200", "name=values"])
-    run = train(cfg, out=tmp_path, progress_bar=False)
-    assert read_checkpoint(run / "final.pt")["outputs"] == VALUES
-    assert make_agent(f"ppo:path={run / 'final.pt'}").net.outputs == VALUES  # greedy play is fine
+    trainer = Trainer(load_config(None, TINY), tmp_path)
+    save_policy(trainer.net, tmp_path / "values.pt")
+    assert trainer.net.outputs == VALUES and read_checkpoint(tmp_path / "values.pt")["outputs"] == VALUES
+    assert make_agent(f"ppo:path={tmp_path / 'values.pt'}").net.outputs == VALUES  # greedy play is fine
     with pytest.raises(ValueError, match="holds action values"):
-        make_agent(f"ppo:path={run / 'final.pt'},sample=true")
-    ppo_run = train(load_config(None, [*TINY, "ppo.algorithm=ppo", "ppo.total_steps=200", "name=logits"]),
-                    out=tmp_path, progress_bar=False)
-    assert "outputs" not in read_checkpoint(ppo_run / "final.pt")  # a policy's file is as before
-    assert make_agent(f"ppo:path={ppo_run / 'final.pt'},sample=true").net.outputs == LOGITS
+        make_agent(f"ppo:path={tmp_path / 'values.pt'},sample=true")
+    policy = Trainer(load_config(None, [*TINY, "ppo.algorithm=ppo"]), tmp_path).net
+    save_policy(policy, tmp_path / "logits.pt")
+    assert "outputs" not in read_checkpoint(tmp_path / "logits.pt")  # a policy's file is as before
+    assert make_agent(f"ppo:path={tmp_path / 'logits.pt'},sample=true").net.outputs == LOGITS
