@@ -87,7 +87,8 @@ def test_dmc_returns_are_monte_carlo_sums_of_a_seats_rewards():
     collector, net = _collector("ppo.gamma=1.0", "shaping.deadwood=0.0", "ppo.gae_lambda=0.5",
                                 "env.num_envs=4", "ppo.epsilon=1.0")
     for layer in (net.card_out, net.other_out):
-        torch.nn.init.zeros_(layer.weight), torch.nn.init.zeros_(layer.bias)
+        torch.nn.init.zeros_(layer.weight)
+        torch.nn.init.zeros_(layer.bias)
     batch, stats = collector.collect(400, torch.Generator().manual_seed(3))
     points = batch.returns / collector.cfg.env.reward_scale
     assert stats.episodes > 0 and np.abs(points).max() >= 1

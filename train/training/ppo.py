@@ -148,6 +148,13 @@ def action_advantage_scale(old_probs: torch.Tensor, advantages: torch.Tensor) ->
     return ((old_probs * advantages ** 2).sum(dim=1)[rows].mean().sqrt()).clamp_min(1e-8)
 
 
+def explained_variance(batch: Batch) -> float:
+    """The share of the returns' variance that the rollout's recorded values explain (nan when the returns do
+    not vary)."""
+    variance = float(batch.returns.var())
+    return float("nan") if variance == 0 else 1 - float(np.var(batch.returns - batch.values)) / variance
+
+
 def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
                generator: torch.Generator, critic: Optional[PrivilegedCritic] = None,
                precision: Optional[torch.dtype] = None, critic_only: bool = False,
@@ -241,9 +248,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
         if cfg.target_kl is not None and np.mean(kl_epoch) > cfg.target_kl:
             break
     metrics = {key: value / max(count, 1) for key, value in sums.items()}
-    variance = float(batch.returns.var())
-    metrics["explained_variance"] = float("nan") if variance == 0 else 1 - float(
-        np.var(batch.returns - batch.values)) / variance
+    metrics["explained_variance"] = explained_variance(batch)
     return metrics
 
 
@@ -276,9 +281,7 @@ def dmc_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
             sums["q_mean"] += float(chosen.detach().mean())
             count += 1
     metrics = {key: value / max(count, 1) for key, value in sums.items()}
-    variance = float(batch.returns.var())
-    metrics["explained_variance"] = float("nan") if variance == 0 else 1 - float(
-        np.var(batch.returns - batch.values)) / variance
+    metrics["explained_variance"] = explained_variance(batch)
     return metrics
 
 
