@@ -199,13 +199,22 @@ class PPOConfig:
     a shipped policy plays the best value (the agents' greedy choice).  Every discard's value is learned against
     the others' directly, where the policy gradient sees the sampled card's advantage and the hand's noise.  The
     clip, entropy, GAE and value-head keys do nothing with ``dmc``; the levers of ``ppo`` only (a privileged
-    critic, ``forbid_knock``, ``knock_ent_coef``, ``afterstate_coef``, ``magnet_coef``, ``critic_warmup``) and
-    ``clone.agent`` are config errors with it, and ``init`` should name a ``dmc`` run's policy (other policies'
-    outputs are log-odds, not values).  A ``dmc`` policy file says its outputs are values; the ``ppo`` agent plays
-    it greedily (its default) and refuses ``sample=true``."""
+    critic, ``forbid_knock``, ``knock_ent_coef``, ``afterstate_coef``, ``magnet_coef``, ``critic_warmup``,
+    ``rename_suits``) and ``clone.agent`` are config errors with it, and ``init`` should name a ``dmc`` run's
+    policy (other policies' outputs are log-odds, not values).  A ``dmc`` policy file says its outputs are values;
+    the ``ppo`` agent plays it greedily (its default) and refuses ``sample=true``."""
     epsilon: float = 0.03
     """With ``algorithm: dmc``: the chance that a learner or snapshot decision is drawn uniformly from the legal
     actions instead of taking the best value (exploration)."""
+    rename_suits: bool = False
+    """Data augmentation by the rules' symmetry: in every pass over the batch each decision is shown with its suits
+    renamed by one of the 24 orders of the suits, drawn at random for that pass (its card channels, legal actions,
+    action and the privileged critic's hidden cards alike; advantages and returns unchanged).  The clipped ratio
+    compares the policy with the network before the update on the same renamed decision (its log-probabilities and
+    values are computed once per pass, a forward pass over the batch), so the trust region holds while the network
+    is not yet suit-symmetric.  Each decision then teaches the policy about all the hands that differ from it only
+    by suits, which a card network otherwise learns separately.  Needs ``policy.kind: cards``; not with
+    ``afterstate_coef``, ``magnet_coef`` or ``algorithm: dmc``; ``false``: off (no random draws)."""
 
 
 @dataclass(frozen=True)
@@ -586,7 +595,7 @@ CHECKS: dict[str, Any] = {
     "ppo.forbid_as_choice": _flag, "ppo.critic_warmup": _int(0, 10**9),
     "ppo.magnet_coef": _number(0, 100), "ppo.magnet_tau": _number(0, 1, open_low=True),
     "ppo.knock_ent_coef": _number(0, 10), "ppo.afterstate_coef": _number(0, 10),
-    "ppo.algorithm": _choice("ppo", "dmc"), "ppo.epsilon": _number(0, 1),
+    "ppo.algorithm": _choice("ppo", "dmc"), "ppo.epsilon": _number(0, 1), "ppo.rename_suits": _flag,
     "league.opponents": _opponents, "league.snapshot_every": _int(1, 10**6), "league.max_snapshots": _int(1, 1000),
     "league.history": _int(0, 1000),
     "league.prioritise": _number(0, 100), "league.pfsp": _number(0, 100),
@@ -886,6 +895,8 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
                               f"would also need the game's bonuses), got {cfg.env.episode!r}")
     with _blame(origin, "ppo.algorithm", *DMC_EXCLUDES):
         _check_dmc(cfg)
+    with _blame(origin, "ppo.rename_suits", "policy.kind", "ppo.afterstate_coef", "ppo.magnet_coef"):
+        _check_rename_suits(cfg)
     with _blame(origin, "clone.augment", "policy.kind"):
         if cfg.clone.augment and cfg.policy.kind != "cards":
             raise ConfigError("clone.augment: needs policy.kind 'cards' (its card channels are renamed), "
@@ -900,7 +911,7 @@ def load_config(path: Union[str, Path, None], overrides: Sequence[str] = ()) -> 
 
 
 DMC_EXCLUDES = ("critic.kind", "ppo.forbid_knock", "ppo.knock_ent_coef", "ppo.afterstate_coef", "ppo.magnet_coef",
-                "ppo.critic_warmup", "clone.agent")
+                "ppo.critic_warmup", "clone.agent", "ppo.rename_suits")
 """The keys of ``ppo`` levers that ``ppo.algorithm: dmc`` refuses when they are on."""
 
 
@@ -911,11 +922,24 @@ def _check_dmc(cfg: RunConfig) -> None:
     on = {"critic.kind": cfg.critic.kind != "policy", "ppo.forbid_knock": cfg.ppo.forbid_knock > 0,
           "ppo.knock_ent_coef": cfg.ppo.knock_ent_coef > 0, "ppo.afterstate_coef": cfg.ppo.afterstate_coef > 0,
           "ppo.magnet_coef": cfg.ppo.magnet_coef > 0, "ppo.critic_warmup": cfg.ppo.critic_warmup > 0,
-          "clone.agent": cfg.clone.agent is not None}
+          "clone.agent": cfg.clone.agent is not None, "ppo.rename_suits": cfg.ppo.rename_suits}
     if any(on.values()):
         raise ConfigError("ppo.algorithm: 'dmc' learns action values, without a critic, the policy gradient's "
                           "levers or cloning (a clone's outputs are log-odds, not values); turn off "
                           f"{', '.join(key for key, value in on.items() if value)}")
+
+
+def _check_rename_suits(cfg: RunConfig) -> None:
+    """``ppo.rename_suits`` needs a card network, and does not rename the all-action or magnet terms."""
+    if not cfg.ppo.rename_suits:
+        return
+    if cfg.policy.kind != "cards":
+        raise ConfigError(f"ppo.rename_suits: needs policy.kind 'cards' (its card channels are renamed), "
+                          f"got {cfg.policy.kind!r}")
+    on = [key for key, value in (("ppo.afterstate_coef", cfg.ppo.afterstate_coef),
+                                 ("ppo.magnet_coef", cfg.ppo.magnet_coef)) if value > 0]
+    if on:
+        raise ConfigError(f"ppo.rename_suits: renames the sampled decisions only; turn off {', '.join(on)}")
 
 
 def _check_init(path: str, policy: Architecture) -> None:

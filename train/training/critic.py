@@ -72,6 +72,26 @@ class PrivilegedCritic(nn.Module):
         return nn.functional.binary_cross_entropy_with_logits(logits, privileged[:, :OPPONENT_HAND])
 
 
+def rename_privileged(privileged: torch.Tensor, maps: torch.Tensor) -> torch.Tensor:
+    """The privileged vectors ``[B, PRIVILEGED_SIZE]`` of the same positions with the suits renamed, row ``i`` by
+    card map ``maps[i]`` (rows of :func:`agents.neural.policy.suit_permutations`, as
+    :func:`agents.neural.policy.permute_suits` renames the policy's input): card ``c``'s number in the opponent's
+    hand and the stock order moves to card ``maps[i, c]``; the deadwoods stay.  Vectors ``[B, 0]`` (no privileged
+    critic) stay as they are.
+
+    >>> from agents.neural.policy import suit_permutations
+    >>> vector = torch.zeros(1, PRIVILEGED_SIZE); vector[0, 0] = 1.0  # the opponent holds card 0
+    >>> renamed = rename_privileged(vector, suit_permutations()[[23]])
+    >>> int(renamed[0, :52].argmax())  # its suit renamed: clubs to spades
+    39
+    """
+    if privileged.shape[1] == 0:
+        return privileged
+    inverse = torch.argsort(maps, dim=1)  # new card j shows old card inverse[j]
+    blocks = [privileged[:, start:start + 52].gather(1, inverse) for start in range(0, PRIVILEGED_CARDS, 52)]
+    return torch.cat([*blocks, privileged[:, PRIVILEGED_CARDS:]], dim=1)
+
+
 def make_critic(cfg: CriticConfig, policy: Architecture) -> Optional[PrivilegedCritic]:
     """The privileged critic of ``cfg`` beside a policy network of ``policy``'s architecture, or None when
     the policy's own value head is the critic."""

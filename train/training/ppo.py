@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
@@ -33,7 +33,15 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from agents.neural.masked import MaskedCategorical
-from agents.neural.policy import VALUES, PolicyNet, load_policy, module_device, resolve_device
+from agents.neural.policy import (
+    VALUES,
+    PolicyNet,
+    load_policy,
+    module_device,
+    permute_suits,
+    resolve_device,
+    suit_permutations,
+)
 from agents.neural.precision import resolve_precision
 from ginenv.game.actions import BIG_GIN, KNOCK_BASE
 from ginenv.seeding import derive_seed
@@ -44,7 +52,7 @@ from train.training import resume as resume_checks
 from train.training.clone import clone
 from train.training.collect import Batch, Collector
 from train.training.config import ConfigError, PPOConfig, RunConfig, save_config, to_dict
-from train.training.critic import PrivilegedCritic, make_critic
+from train.training.critic import PrivilegedCritic, make_critic, rename_privileged
 from train.training.league import League
 from train.training.ray_pool import RayPool
 from train.training.shards import ShardedCollector
@@ -155,6 +163,61 @@ def explained_variance(batch: Batch) -> float:
     return float("nan") if variance == 0 else 1 - float(np.var(batch.returns - batch.values)) / variance
 
 
+@dataclass(frozen=True)
+class Decisions:
+    """A minibatch's inputs to the update: the policy's ``features``, legal ``masks``, ``actions``, the critic's
+    ``privileged`` vectors, and the ``logprobs`` and ``values`` of the network before the update."""
+
+    features: torch.Tensor
+    masks: torch.Tensor
+    actions: torch.Tensor
+    privileged: torch.Tensor
+    logprobs: torch.Tensor
+    values: torch.Tensor
+
+    def rows(self, index: torch.Tensor) -> "Decisions":
+        """The decisions at ``index``."""
+        return Decisions(*(getattr(self, f.name)[index] for f in fields(self)))
+
+
+def renamed(decisions: Decisions, maps: torch.Tensor) -> Decisions:
+    """``decisions`` with the suits of row ``i`` renamed by card map ``maps[i]`` (``ppo.rename_suits``); the
+    log-probabilities and values are left as they are (the caller recomputes them for the renamed rows)."""
+    features, masks, actions = permute_suits(decisions.features, decisions.masks, decisions.actions, maps)
+    return replace(decisions, features=features, masks=masks, actions=actions,
+                   privileged=rename_privileged(decisions.privileged, maps))
+
+
+def outputs_before(net: PolicyNet, critic: Optional[PrivilegedCritic], decisions: Decisions,
+                   precision: Optional[torch.dtype], chunk: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The log-probabilities of ``decisions.actions`` and the values (the ``critic``'s, else the network's value
+    head) that the networks give now, without gradients, in chunks of ``chunk`` rows."""
+    logprobs, values = [], []
+    with torch.no_grad():
+        for start in range(0, len(decisions.actions), chunk):
+            rows = slice(start, start + chunk)
+            features, masks = decisions.features[rows], decisions.masks[rows]
+            h = net.encode(features, precision)
+            logits, value = net.read_out(features, h, masks)
+            if critic is not None:
+                value = critic(h, decisions.privileged[rows], precision, features)
+            logprobs.append(MaskedCategorical(logits, masks).log_prob(decisions.actions[rows]))
+            values.append(value)
+    return torch.cat(logprobs), torch.cat(values)
+
+
+def renamed_passes(net: PolicyNet, critic: Optional[PrivilegedCritic], decisions: Decisions, passes: int,
+                   generator: torch.Generator, precision: Optional[torch.dtype],
+                   chunk: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """For ``ppo.rename_suits``: the card maps ``[passes, B, 52]`` of each pass over ``decisions`` (one of the 24
+    orders of the suits per decision and pass, drawn from ``generator``), and the log-probabilities and values
+    ``[passes, B]`` of the networks before the update on the renamed decisions."""
+    maps = suit_permutations().to(decisions.actions.device)
+    picks = torch.randint(len(maps), (passes, len(decisions.actions)), generator=generator).to(maps.device)
+    before = [outputs_before(net, critic, renamed(decisions, maps[pick]), precision, chunk) for pick in picks]
+    return maps[picks], torch.stack([lp for lp, _ in before]), torch.stack([v for _, v in before])
+
+
 def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
                generator: torch.Generator, critic: Optional[PrivilegedCritic] = None,
                precision: Optional[torch.dtype] = None, critic_only: bool = False,
@@ -168,7 +231,9 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     ``precision``: the autocast dtype of the trunks' products (:mod:`agents.neural.precision`;
     None: float32); the logits, values, losses and gradients are float32 either way.  ``critic_only``: the
     value loss alone, and it does not reach the policy's weights (``ppo.critic_warmup``).  With a ``magnet``
-    and ``cfg.magnet_coef`` the penalty of :func:`magnet_divergence` joins the total (``magnet_kl``)."""
+    and ``cfg.magnet_coef`` the penalty of :func:`magnet_divergence` joins the total (``magnet_kl``).  With
+    ``cfg.rename_suits`` each pass shows every decision with its suits renamed (:func:`renamed_passes`), its ratio
+    and value clip taken against the networks before the update on the renamed decision."""
     device = module_device(net)
     b_features, b_masks, b_actions, b_logprobs, b_advantages, b_returns, b_values, b_privileged, b_old_probs, \
         b_action_adv = (torch.from_numpy(array).to(device) for array in (
@@ -185,21 +250,29 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
             **({"afterstate_loss": 0.0} if all_actions else {}), **({"magnet_kl": 0.0} if attracted else {})}
     b_magnet_logits = magnet_logits(magnet, b_features, b_masks, precision, mb_size) \
         if attracted and not critic_only else None
+    recorded = Decisions(b_features, b_masks, b_actions, b_privileged, b_logprobs, b_values)
+    if cfg.rename_suits:
+        pass_maps, pass_logprobs, pass_values = renamed_passes(net, critic, recorded, cfg.epochs, generator, precision,
+                                                               mb_size)
     count = 0
-    for _ in range(cfg.epochs):
+    for epoch in range(cfg.epochs):
         order = torch.randperm(size, generator=generator).to(device)
         kl_epoch = []
         for start in range(0, size, mb_size):
             mb = order[start:start + mb_size]
-            features = b_features[mb]
+            shown = recorded.rows(mb)
+            if cfg.rename_suits:
+                shown = replace(renamed(shown, pass_maps[epoch, mb]), logprobs=pass_logprobs[epoch, mb],
+                                values=pass_values[epoch, mb])
+            features = shown.features
             h = net.encode(features, precision)
             if critic_only:
                 h = h.detach()
-            logits, values = net.read_out(features, h, b_masks[mb])
+            logits, values = net.read_out(features, h, shown.masks)
             if critic is not None:
-                values = critic(h, b_privileged[mb], precision, features)
-            dist = MaskedCategorical(logits, b_masks[mb])
-            logratio = dist.log_prob(b_actions[mb]) - b_logprobs[mb]
+                values = critic(h, shown.privileged, precision, features)
+            dist = MaskedCategorical(logits, shown.masks)
+            logratio = dist.log_prob(shown.actions) - shown.logprobs
             ratio = logratio.exp()
             with torch.no_grad():
                 approx_kl = ((ratio - 1) - logratio).mean()
@@ -209,7 +282,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
             policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
             if cfg.clip_value:
-                clipped = b_values[mb] + (values - b_values[mb]).clamp(-cfg.clip, cfg.clip)
+                clipped = shown.values + (values - shown.values).clamp(-cfg.clip, cfg.clip)
                 value_loss = 0.5 * torch.max((values - b_returns[mb]) ** 2, (clipped - b_returns[mb]) ** 2).mean()
             else:
                 value_loss = 0.5 * ((values - b_returns[mb]) ** 2).mean()
@@ -233,7 +306,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
                 loss = loss + cfg.magnet_coef * divergence
                 sums["magnet_kl"] += float(divergence.detach())
             if believing and not critic_only:
-                belief_loss = critic.belief_loss(h, b_privileged[mb])
+                belief_loss = critic.belief_loss(h, shown.privileged)
                 loss = loss + critic.belief * belief_loss
                 sums["belief_loss"] += float(belief_loss.detach())
             optimizer.zero_grad()
