@@ -2,8 +2,8 @@
 symmetry.
 
 * the critic's hidden cards are renamed by the same card map as the policy's input;
-* each pass's ratio is taken against the networks before the update on the renamed decision, never the
-  rollout's numbers for the decision as it was played;
+* each pass draws its own renaming of every decision, and the ratio of a renamed decision is taken to the
+  probability the rollout recorded for the decision as played (its importance weight), bounded by dual clipping;
 * the update makes the policy more alike across renamings than the same update without it;
 * a run with it resumes exactly, and the config refuses the combinations it does not cover.
 """
@@ -25,7 +25,7 @@ from train.training.collect import Batch, Collector
 from train.training.config import ConfigError, load_config
 from train.training.critic import PrivilegedCritic, make_critic, rename_privileged
 from train.training.league import League
-from train.training.ppo import Decisions, ppo_update, renamed, renamed_passes, train
+from train.training.ppo import Decisions, clipped_loss, pass_maps, ppo_update, renamed, train
 
 TINY = ["policy.hidden=16", "policy.card_dim=4", "env.num_envs=16", "ppo.rollout_steps=24", "ppo.total_steps=100000",
         "ppo.minibatches=1", "ppo.epochs=1", "league.opponents={self: 1}", "critic.kind=privileged",
@@ -77,40 +77,43 @@ def test_the_hidden_cards_and_the_policys_cards_are_renamed_alike():
     assert torch.equal(after.logprobs, decisions.logprobs)  # renamed() leaves the old outputs to the caller
 
 
-def test_the_old_outputs_of_each_pass_are_the_networks_on_the_renamed_decisions():
-    batch, net, critic, cfg = _rollout()
-    decisions = _decisions(batch)
-    maps, logprobs, values = renamed_passes(net, critic, decisions, 3, torch.Generator().manual_seed(2), None, 50)
-    assert maps.shape == (3, len(batch), 52) and logprobs.shape == values.shape == (3, len(batch))
-    assert not torch.equal(maps[0], maps[1])
-    for k in range(3):
-        shown = renamed(decisions, maps[k])
-        with torch.no_grad():
-            h = net.encode(shown.features)
-            logits, _ = net.read_out(shown.features, h, shown.masks)
-            assert torch.allclose(logprobs[k], MaskedCategorical(logits, shown.masks).log_prob(shown.actions),
-                                  atol=1e-5)
-            assert torch.allclose(values[k], critic(h, shown.privileged, None, shown.features), atol=1e-5)
-    identity = renamed_passes(net, critic, decisions, 1, torch.Generator().manual_seed(2), None, 50)[1][0]
-    same = (maps[0] == suit_permutations()[0]).all(1)  # the rows of pass 0 that drew the identity
-    assert bool(same.any())  # they reproduce the rollout's own numbers
-    assert torch.allclose(identity[same], decisions.logprobs[same], atol=1e-4)
+def test_each_pass_draws_its_own_renaming_of_every_decision():
+    maps = pass_maps(8, 500, torch.Generator().manual_seed(2))
+    orders = suit_permutations()
+    assert maps.shape == (8, 500, 52)
+    index = (maps[:, :, None, :] == orders[None, None]).all(-1).float().argmax(-1)  # which order each row is
+    assert bool((orders[index] == maps).all())  # every row is one of the 24 orders
+    assert len(index.unique()) == 24 and not torch.equal(index[0], index[1])
+    assert torch.equal(maps, pass_maps(8, 500, torch.Generator().manual_seed(2)))  # the same seed, the same draws
 
 
-def test_the_ratio_is_taken_against_the_network_before_the_update_not_the_rollouts_numbers():
-    """With the rollout's log-probabilities spoiled, the first minibatch of a renamed pass still starts at
-    ratio 1 (no KL, nothing clipped); the same update without renaming reads the spoiled numbers."""
+def test_the_ratio_of_a_renamed_decision_is_taken_to_the_rollouts_probability_of_the_decision_as_played():
+    """One pass, one minibatch, a step too small to matter: the update's approximate KL is that of the network's
+    probability of each renamed action at its renamed position against the rollout's recorded probability."""
     batch, net, critic, cfg = _rollout()
-    batch.logprobs[:] = -6.0
-    state = {k: v.clone() for k, v in net.state_dict().items()}
-    results = {}
-    for rename in (True, False):
-        net.load_state_dict(state)
-        optimizer = torch.optim.Adam([*net.parameters(), *critic.parameters()], lr=1e-9)
-        results[rename] = ppo_update(net, optimizer, batch, replace(cfg.ppo, rename_suits=rename),
-                                     torch.Generator().manual_seed(3), critic)
-    assert results[True]["approx_kl"] < 1e-5 and results[True]["clip_fraction"] == 0.0
-    assert results[False]["approx_kl"] > 1.0 and results[False]["clip_fraction"] > 0.5
+    with torch.no_grad():  # a network unlike the rollout's, so that the ratios are not 1
+        for parameter in net.parameters():
+            parameter.add_(0.3 * torch.randn(parameter.shape, generator=torch.Generator().manual_seed(9)))
+    maps = pass_maps(1, len(batch), torch.Generator().manual_seed(3))[0]
+    shown = renamed(_decisions(batch), maps)
+    with torch.no_grad():
+        logits, _ = net.head(shown.features, shown.masks)
+        logratio = MaskedCategorical(logits, shown.masks).log_prob(shown.actions) - shown.logprobs
+    expected = float(((logratio.exp() - 1) - logratio).mean())
+    optimizer = torch.optim.Adam([*net.parameters(), *critic.parameters()], lr=1e-9)
+    metrics = ppo_update(net, optimizer, batch, replace(cfg.ppo, rename_suits=True), torch.Generator().manual_seed(3),
+                         critic)
+    assert expected > 1e-3
+    assert metrics["approx_kl"] == pytest.approx(expected, rel=1e-3)
+
+
+def test_dual_clip_bounds_a_negative_advantages_term_and_its_gradient():
+    ratio = torch.tensor([0.5, 1.0, 2.0, 5.0, 5.0], requires_grad=True)
+    advantages = torch.tensor([-1.0, -1.0, -1.0, -1.0, 1.0])
+    loss = clipped_loss(ratio, advantages, 0.2, 3.0)
+    assert loss.tolist() == pytest.approx([0.8, 1.0, 2.0, 3.0, -1.2])
+    loss.sum().backward()
+    assert ratio.grad.tolist() == pytest.approx([0.0, 1.0, 1.0, 0.0, 0.0])  # past 3: no push further down
 
 
 def _asymmetry(net: PolicyNet, decisions: Decisions, maps: torch.Tensor) -> float:

@@ -209,12 +209,13 @@ class PPOConfig:
     rename_suits: bool = False
     """Data augmentation by the rules' symmetry: in every pass over the batch each decision is shown with its suits
     renamed by one of the 24 orders of the suits, drawn at random for that pass (its card channels, legal actions,
-    action and the privileged critic's hidden cards alike; advantages and returns unchanged).  The clipped ratio
-    compares the policy with the network before the update on the same renamed decision (its log-probabilities and
-    values are computed once per pass, a forward pass over the batch), so the trust region holds while the network
-    is not yet suit-symmetric.  Each decision then teaches the policy about all the hands that differ from it only
-    by suits, which a card network otherwise learns separately.  Needs ``policy.kind: cards``; not with
-    ``afterstate_coef``, ``magnet_coef`` or ``algorithm: dmc``; ``false``: off (no random draws)."""
+    action and the privileged critic's hidden cards alike; advantages and returns unchanged).  The probability ratio
+    is taken to the probability the rollout recorded for the decision as played (by the symmetry, the chance of the
+    renamed action at the renamed position: the ratio is the renamed sample's importance weight), and a negative
+    advantage's term is bounded at three times the advantage (dual-clip PPO), since that ratio starts away from 1
+    while the network is not yet alike across suits.  Each decision then teaches the policy about all the hands
+    that differ from it only by suits, which a card network otherwise learns separately.  Needs ``policy.kind:
+    cards``; not with ``afterstate_coef``, ``magnet_coef`` or ``algorithm: dmc``; ``false``: off (no random draws)."""
 
 
 @dataclass(frozen=True)

@@ -166,7 +166,7 @@ def explained_variance(batch: Batch) -> float:
 @dataclass(frozen=True)
 class Decisions:
     """A minibatch's inputs to the update: the policy's ``features``, legal ``masks``, ``actions``, the critic's
-    ``privileged`` vectors, and the ``logprobs`` and ``values`` of the network before the update."""
+    ``privileged`` vectors, and the rollout's ``logprobs`` of the actions and ``values``."""
 
     features: torch.Tensor
     masks: torch.Tensor
@@ -181,41 +181,41 @@ class Decisions:
 
 
 def renamed(decisions: Decisions, maps: torch.Tensor) -> Decisions:
-    """``decisions`` with the suits of row ``i`` renamed by card map ``maps[i]`` (``ppo.rename_suits``); the
-    log-probabilities and values are left as they are (the caller recomputes them for the renamed rows)."""
+    """``decisions`` with the suits of row ``i`` renamed by card map ``maps[i]`` (``ppo.rename_suits``): the
+    policy's input, legal actions, action and the critic's hidden cards.  The log-probabilities and values stay:
+    the renamed action is drawn, by the rules' symmetry, with the probability the rollout recorded for the
+    decision as played, so the ratio to it is the importance weight of the renamed sample."""
     features, masks, actions = permute_suits(decisions.features, decisions.masks, decisions.actions, maps)
     return replace(decisions, features=features, masks=masks, actions=actions,
                    privileged=rename_privileged(decisions.privileged, maps))
 
 
-def outputs_before(net: PolicyNet, critic: Optional[PrivilegedCritic], decisions: Decisions,
-                   precision: Optional[torch.dtype], chunk: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The log-probabilities of ``decisions.actions`` and the values (the ``critic``'s, else the network's value
-    head) that the networks give now, without gradients, in chunks of ``chunk`` rows."""
-    logprobs, values = [], []
-    with torch.no_grad():
-        for start in range(0, len(decisions.actions), chunk):
-            rows = slice(start, start + chunk)
-            features, masks = decisions.features[rows], decisions.masks[rows]
-            h = net.encode(features, precision)
-            logits, value = net.read_out(features, h, masks)
-            if critic is not None:
-                value = critic(h, decisions.privileged[rows], precision, features)
-            logprobs.append(MaskedCategorical(logits, masks).log_prob(decisions.actions[rows]))
-            values.append(value)
-    return torch.cat(logprobs), torch.cat(values)
+DUAL_CLIP = 3.0
+"""With ``ppo.rename_suits``: the bound of dual-clip PPO (Ye et al. 2020) on a negative advantage's term, at this
+many times the advantage.  A renamed decision's ratio starts away from 1 while the network is not alike across
+suits; the bound keeps one such decision from taking over a minibatch's gradient."""
 
 
-def renamed_passes(net: PolicyNet, critic: Optional[PrivilegedCritic], decisions: Decisions, passes: int,
-                   generator: torch.Generator, precision: Optional[torch.dtype],
-                   chunk: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """For ``ppo.rename_suits``: the card maps ``[passes, B, 52]`` of each pass over ``decisions`` (one of the 24
-    orders of the suits per decision and pass, drawn from ``generator``), and the log-probabilities and values
-    ``[passes, B]`` of the networks before the update on the renamed decisions."""
-    maps = suit_permutations().to(decisions.actions.device)
-    picks = torch.randint(len(maps), (passes, len(decisions.actions)), generator=generator).to(maps.device)
-    before = [outputs_before(net, critic, renamed(decisions, maps[pick]), precision, chunk) for pick in picks]
-    return maps[picks], torch.stack([lp for lp, _ in before]), torch.stack([v for _, v in before])
+def clipped_loss(ratio: torch.Tensor, advantages: torch.Tensor, clip: float,
+                 dual_clip: Optional[float] = None) -> torch.Tensor:
+    """PPO's clipped surrogate per decision, negated (``[B]``); with ``dual_clip`` a negative advantage's loss is at
+    most ``-dual_clip * advantage`` (no gradient once the ratio passes ``dual_clip``).
+
+    >>> ratio, advantages = torch.tensor([10.0, 10.0, 1.0]), torch.tensor([-1.0, 1.0, -1.0])
+    >>> clipped_loss(ratio, advantages, 0.2).tolist(), clipped_loss(ratio, advantages, 0.2, 3.0).tolist()
+    ([10.0, -1.2000000476837158, 1.0], [3.0, -1.2000000476837158, 1.0])
+    """
+    loss = torch.max(-advantages * ratio, -advantages * ratio.clamp(1 - clip, 1 + clip))
+    if dual_clip is None:
+        return loss
+    return torch.where(advantages < 0, torch.minimum(loss, -dual_clip * advantages), loss)
+
+
+def pass_maps(passes: int, size: int, generator: torch.Generator) -> torch.Tensor:
+    """For ``ppo.rename_suits``: the card maps ``[passes, size, 52]`` of each pass over a batch of ``size``
+    decisions, one of the 24 orders of the suits per decision and pass, drawn from ``generator``."""
+    maps = suit_permutations()
+    return maps[torch.randint(len(maps), (passes, size), generator=generator)]
 
 
 def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, cfg: PPOConfig,
@@ -232,8 +232,9 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     None: float32); the logits, values, losses and gradients are float32 either way.  ``critic_only``: the
     value loss alone, and it does not reach the policy's weights (``ppo.critic_warmup``).  With a ``magnet``
     and ``cfg.magnet_coef`` the penalty of :func:`magnet_divergence` joins the total (``magnet_kl``).  With
-    ``cfg.rename_suits`` each pass shows every decision with its suits renamed (:func:`renamed_passes`), its ratio
-    and value clip taken against the networks before the update on the renamed decision."""
+    ``cfg.rename_suits`` each pass shows every decision with its suits renamed (:func:`pass_maps`, :func:`renamed`),
+    its ratio taken to the probability the rollout recorded for the decision as played, and its clipped loss bounded
+    as dual-clip PPO's (:data:`DUAL_CLIP`)."""
     device = module_device(net)
     b_features, b_masks, b_actions, b_logprobs, b_advantages, b_returns, b_values, b_privileged, b_old_probs, \
         b_action_adv = (torch.from_numpy(array).to(device) for array in (
@@ -251,9 +252,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
     b_magnet_logits = magnet_logits(magnet, b_features, b_masks, precision, mb_size) \
         if attracted and not critic_only else None
     recorded = Decisions(b_features, b_masks, b_actions, b_privileged, b_logprobs, b_values)
-    if cfg.rename_suits:
-        pass_maps, pass_logprobs, pass_values = renamed_passes(net, critic, recorded, cfg.epochs, generator, precision,
-                                                               mb_size)
+    maps = pass_maps(cfg.epochs, size, generator).to(device) if cfg.rename_suits else None
     count = 0
     for epoch in range(cfg.epochs):
         order = torch.randperm(size, generator=generator).to(device)
@@ -261,9 +260,8 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
         for start in range(0, size, mb_size):
             mb = order[start:start + mb_size]
             shown = recorded.rows(mb)
-            if cfg.rename_suits:
-                shown = replace(renamed(shown, pass_maps[epoch, mb]), logprobs=pass_logprobs[epoch, mb],
-                                values=pass_values[epoch, mb])
+            if maps is not None:
+                shown = renamed(shown, maps[epoch, mb])
             features = shown.features
             h = net.encode(features, precision)
             if critic_only:
@@ -280,7 +278,7 @@ def ppo_update(net: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, c
             mb_adv = b_advantages[mb]
             if cfg.norm_adv and len(mb) > 1:
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-            policy_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
+            policy_loss = clipped_loss(ratio, mb_adv, cfg.clip, DUAL_CLIP if maps is not None else None).mean()
             if cfg.clip_value:
                 clipped = shown.values + (values - shown.values).clamp(-cfg.clip, cfg.clip)
                 value_loss = 0.5 * torch.max((values - b_returns[mb]) ** 2, (clipped - b_returns[mb]) ** 2).mean()
