@@ -22,7 +22,7 @@ from ginenv.game.actions import BIG_GIN, DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS
 from ginenv.game.privileged import PRIVILEGED_CARDS, PRIVILEGED_SIZE
 from train.training.checkpoint import latest_full
 from train.training.collect import Batch, Collector
-from train.training.config import ConfigError, load_config
+from train.training.config import ConfigError, RunConfig, load_config
 from train.training.critic import PrivilegedCritic, make_critic, rename_privileged
 from train.training.league import League
 from train.training.ppo import Decisions, clipped_loss, pass_maps, ppo_update, renamed, train
@@ -33,7 +33,7 @@ TINY = ["policy.hidden=16", "policy.card_dim=4", "env.num_envs=16", "ppo.rollout
         "eval.best_against=random", "threads=1", "precision=fp32"]
 
 
-def _rollout(*extra: str) -> tuple[Batch, PolicyNet, PrivilegedCritic, object]:
+def _rollout(*extra: str) -> tuple[Batch, PolicyNet, PrivilegedCritic, RunConfig]:
     cfg = load_config(None, [*TINY, *extra])
     torch.manual_seed(0)
     net = PolicyNet(cfg.policy)
