@@ -159,6 +159,18 @@ def suit_permutations() -> torch.Tensor:
     return torch.stack([torch.tensor(order)[cards // 13] * 13 + cards % 13 for order in permutations(range(4))])
 
 
+def rename_cards(values: torch.Tensor, maps: torch.Tensor) -> torch.Tensor:
+    """``values [B, K, 52]`` (``K`` numbers per card) with row ``i``'s suits renamed by card map ``maps[i]``
+    (rows of :func:`suit_permutations`): card ``c``'s numbers move to card ``maps[i, c]``.
+
+    >>> values = torch.zeros(1, 1, 52); values[0, 0, 0] = 1.0  # card 0 (the ace of clubs)
+    >>> int(rename_cards(values, suit_permutations()[[23]])[0, 0].argmax())  # clubs <-> spades
+    39
+    """
+    inverse = torch.argsort(maps, dim=1)  # new card j shows old card inverse[j]
+    return values.gather(2, inverse[:, None, :].expand(-1, values.shape[1], -1))
+
+
 def permute_suits(features: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor,
                   maps: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The same decisions with the suits renamed, decision ``i`` by card map ``maps[i]`` (rows
@@ -173,12 +185,10 @@ def permute_suits(features: torch.Tensor, masks: torch.Tensor, actions: torch.Te
     >>> int(a2), bool(m2[0, 3 + 39])
     (42, True)
     """
-    inverse = torch.argsort(maps, dim=1)  # new card j shows old card inverse[j]
     batch = len(features)
-    cards = features[:, :CARD_CHANNELS * 52].reshape(batch, CARD_CHANNELS, 52)
-    cards = cards.gather(2, inverse[:, None, :].expand(-1, CARD_CHANNELS, -1))
-    moved = torch.cat([masks[:, :DISCARD_BASE], *(masks[:, base:base + 52].gather(1, inverse)
-                                                   for base in (DISCARD_BASE, KNOCK_BASE)), masks[:, BIG_GIN:]], dim=1)
+    cards = rename_cards(features[:, :CARD_CHANNELS * 52].reshape(batch, CARD_CHANNELS, 52), maps)
+    on_cards = rename_cards(masks[:, DISCARD_BASE:BIG_GIN].reshape(batch, 2, 52), maps)  # the discards, the knocks
+    moved = torch.cat([masks[:, :DISCARD_BASE], on_cards.flatten(1), masks[:, BIG_GIN:]], dim=1)
     on_card = (actions >= DISCARD_BASE) & (actions < BIG_GIN)
     base = torch.where(actions >= KNOCK_BASE, KNOCK_BASE, DISCARD_BASE)
     card = (actions - base).clamp(0, 51)

@@ -25,7 +25,7 @@ from typing import Optional
 import torch
 from torch import nn
 
-from agents.neural.policy import FEATURES, Architecture, orthogonal_linear, relu_mlp
+from agents.neural.policy import FEATURES, Architecture, orthogonal_linear, relu_mlp, rename_cards
 from agents.neural.precision import autocast
 from ginenv.game.privileged import OPPONENT_HAND, PRIVILEGED_CARDS, PRIVILEGED_SIZE
 from train.training.config import CriticConfig
@@ -87,9 +87,8 @@ def rename_privileged(privileged: torch.Tensor, maps: torch.Tensor) -> torch.Ten
     """
     if privileged.shape[1] == 0:
         return privileged
-    inverse = torch.argsort(maps, dim=1)  # new card j shows old card inverse[j]
-    blocks = [privileged[:, start:start + 52].gather(1, inverse) for start in range(0, PRIVILEGED_CARDS, 52)]
-    return torch.cat([*blocks, privileged[:, PRIVILEGED_CARDS:]], dim=1)
+    cards = rename_cards(privileged[:, :PRIVILEGED_CARDS].reshape(len(privileged), -1, 52), maps)
+    return torch.cat([cards.flatten(1), privileged[:, PRIVILEGED_CARDS:]], dim=1)
 
 
 def make_critic(cfg: CriticConfig, policy: Architecture) -> Optional[PrivilegedCritic]:
