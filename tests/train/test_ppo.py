@@ -313,6 +313,22 @@ def test_the_entropy_bonus_goes_from_ent_coef_to_ent_final_over_the_run(tmp_path
         _tiny("ppo.ent_final=-0.1")
 
 
+def test_a_run_resumed_without_its_tensorboard_folder_keeps_its_whole_curve(tmp_path):
+    """A run folder committed without ``tb/`` (models/README) and resumed: ``curves.csv`` still holds
+    every update, the earlier ones from the CSV the first session wrote, the later ones from the new
+    TensorBoard events."""
+    import shutil
+
+    run = train(_tiny("ppo.total_steps=400", "eval.every=0"), out=tmp_path, progress_bar=False)
+    first = list(csv.DictReader((run / "curves.csv").open()))
+    shutil.rmtree(run / "tb")
+    train(None, resume=run, resume_overrides=["ppo.total_steps=800"], progress_bar=False)
+    rows = list(csv.DictReader((run / "curves.csv").open()))
+    updates = [int(row["update"]) for row in rows]
+    assert updates == list(range(1, len(rows) + 1)) and len(rows) > len(first) >= 2
+    assert [{tag: row[tag] for tag in first[0]} for row in rows[:len(first)]] == first
+
+
 def test_curves_plot_an_opponent_whose_spec_holds_a_path(tmp_path):
     """An evaluation against ``ppo:path=...`` (a league's exploiter) gives tags with more slashes."""
     spec = "ppo:path=models/exploit/x/final.pt"

@@ -49,6 +49,19 @@ def write_csv(scalars: dict[str, dict[int, float]], path: Path, step_name: str =
             writer.writerow([step, *(f"{scalars[t][step]:.6g}" if step in scalars[t] else "" for t in tags)])
 
 
+def read_csv(path: Path) -> dict[str, dict[int, float]]:
+    """``write_csv``'s inverse: ``tag -> {step: value}``, empty cells left out."""
+    with open(path, newline="", encoding="utf-8") as stream:
+        rows = csv.reader(stream)
+        tags = next(rows)[1:]
+        scalars: dict[str, dict[int, float]] = {tag: {} for tag in tags}
+        for row in rows:
+            for tag, cell in zip(tags, row[1:]):
+                if cell:
+                    scalars[tag][int(row[0])] = float(cell)
+    return scalars
+
+
 def plot(scalars: dict[str, dict[int, float]], path: Path, title: str) -> None:
     """Evaluation win rates (with 95% intervals), entropy, learner reward and outcomes by PPO
     update; the cloning epochs' agreement and loss when there are ``clone/`` tags (alone when
@@ -130,14 +143,19 @@ def _plot_win_rates(ax: Any, scalars: dict[str, dict[int, float]]) -> None:
 
 def export(run_dir: Path) -> tuple[Path, ...]:
     """Write ``curves.csv``, ``curves.png`` and (after cloning) ``clone_curves.csv`` into
-    ``run_dir``; returns their paths."""
+    ``run_dir``; returns their paths. Rows of an earlier ``curves.csv`` that the ``tb`` folder no
+    longer holds are kept (a run folder committed without ``tb/`` and resumed keeps its whole curve);
+    where both hold a step, ``tb`` wins."""
     run_dir = Path(run_dir)
-    scalars = read_scalars(run_dir)
+    csv_path, png_path, clone_path = run_dir / "curves.csv", run_dir / "curves.png", run_dir / "clone_curves.csv"
+    earlier = [read_csv(path) for path in (csv_path, clone_path) if path.is_file()]
+    scalars = {tag: series for written in earlier for tag, series in written.items()}
+    for tag, series in read_scalars(run_dir).items():
+        scalars.setdefault(tag, {}).update(series)
     cloning = {tag: series for tag, series in scalars.items() if tag.startswith("clone/")}
-    csv_path, png_path = run_dir / "curves.csv", run_dir / "curves.png"
     write_csv({tag: series for tag, series in scalars.items() if tag not in cloning}, csv_path)
     plot(scalars, png_path, f"training run {run_dir.name}")
     if not cloning:
         return csv_path, png_path
-    write_csv(cloning, run_dir / "clone_curves.csv", step_name="epoch")
-    return csv_path, png_path, run_dir / "clone_curves.csv"
+    write_csv(cloning, clone_path, step_name="epoch")
+    return csv_path, png_path, clone_path
