@@ -264,7 +264,8 @@ def _build_parser() -> argparse.ArgumentParser:
                                     "per TensorBoard tag) and RUN_DIR/curves.png (evaluation win rates with "
                                     "intervals, entropy, learner reward, hand outcomes); after a behaviour-cloning "
                                     "warm start also RUN_DIR/clone_curves.csv (one row per cloning epoch), "
-                                    "drawn in the PNG too.")
+                                    "drawn in the PNG too. Rows an earlier CSV holds and RUN_DIR/tb no longer does "
+                                    "(a run folder copied without tb/ and resumed) are kept.")
     cu.add_argument("run_dir", metavar="RUN_DIR", help="a run folder written by `ginrummy train`")
 
     lg = sub.add_parser("league", help="the opponent pool in a run's newest checkpoint",

@@ -409,6 +409,7 @@ def test_selfplay_recipe_learns_from_nothing_to_beat_random(tmp_path):
     assert set(cfg.league.opponents) <= {"self", "snapshot"} and cfg.clone.agent is None and cfg.init is None
     run = train(cfg, out=tmp_path, progress_bar=False)
     result = evaluate(f"ppo:path={run / 'final.pt'}", "random", games=200, episode="hand", seed=123, workers=1)
+    print(format_report(result))
     assert result.wins_a / result.games >= 0.90, result.results_dict()
 
 

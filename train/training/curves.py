@@ -5,6 +5,8 @@ per tag) and ``RUN_DIR/curves.png`` (evaluation win rates with their intervals, 
 the learner's reward and hand outcomes), small enough to commit beside a checkpoint.  A run
 that began with behaviour cloning also gets ``RUN_DIR/clone_curves.csv`` (one row per
 cloning epoch: loss, training and held-out agreement), drawn in a third column of the PNG.
+Rows the CSVs already hold and ``tb`` no longer does (a run folder copied without ``tb/`` and
+resumed) are kept.
 """
 from __future__ import annotations
 
